@@ -1,0 +1,30 @@
+#include "support/sha256.h"
+
+#include <openssl/evp.h>
+
+namespace tsr {
+
+std::vector<uint8_t> sha256(const void* data, size_t size) {
+  std::vector<uint8_t> digest(32);
+  unsigned int len = 0;
+  EVP_Digest(data, size, digest.data(), &len, EVP_sha256(), nullptr);
+  return digest;
+}
+
+std::string to_hex(const uint8_t* data, size_t size) {
+  static const char* digits = "0123456789abcdef";
+  std::string out;
+  out.reserve(size * 2);
+  for (size_t i = 0; i < size; ++i) {
+    out.push_back(digits[data[i] >> 4]);
+    out.push_back(digits[data[i] & 15]);
+  }
+  return out;
+}
+
+std::string sha256_hex(const void* data, size_t size) {
+  std::vector<uint8_t> d = sha256(data, size);
+  return to_hex(d.data(), d.size());
+}
+
+}  // namespace tsr

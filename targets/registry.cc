@@ -1,0 +1,35 @@
+#include "targets/registry.h"
+
+#include "targets/x86/x86_target.h"
+
+namespace tsr {
+
+const std::vector<std::unique_ptr<Target>>& all_targets() {
+  static const std::vector<std::unique_ptr<Target>> targets = [] {
+    std::vector<std::unique_ptr<Target>> v;
+    v.push_back(make_x86_target());
+    return v;
+  }();
+  return targets;
+}
+
+const Target* find_target(const std::string& kind) {
+  for (const auto& t : all_targets())
+    if (t->kind() == kind) return t.get();
+  return nullptr;
+}
+
+std::vector<TargetName> all_target_names() {
+  std::vector<TargetName> names;
+  for (const auto& t : all_targets())
+    for (const std::string& arch : t->archs()) names.push_back({t->kind(), arch});
+  return names;
+}
+
+std::optional<TargetName> parse_target_name(const std::string& text) {
+  const size_t colon = text.find(':');
+  if (colon == std::string::npos || colon == 0 || colon + 1 == text.size()) return std::nullopt;
+  return TargetName{text.substr(0, colon), text.substr(colon + 1)};
+}
+
+}  // namespace tsr

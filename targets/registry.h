@@ -1,0 +1,19 @@
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "targets/target.h"
+
+namespace tsr {
+
+// All targets this build knows, in a fixed order. Registration is explicit:
+// a new target adds one line to registry.cc (no static self-registration).
+const std::vector<std::unique_ptr<Target>>& all_targets();
+const Target* find_target(const std::string& kind);
+
+// Every "kind:arch" name the registry accepts, sorted as registered.
+std::vector<TargetName> all_target_names();
+
+}  // namespace tsr

@@ -1,0 +1,87 @@
+// The three seams every target provides (DESIGN.md §3): emitter, compile step,
+// runner. Targets are created by the factories in targets/registry.cc only.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "spec/abi.h"
+#include "spec/kernel_spec.h"
+#include "support/error.h"
+
+namespace tsr {
+
+// "kind:arch", e.g. x86:v3, cuda:sm_90.
+struct TargetName {
+  std::string kind;
+  std::string arch;
+  std::string str() const { return kind + ":" + arch; }
+  bool operator==(const TargetName&) const = default;
+  bool operator<(const TargetName& o) const { return str() < o.str(); }
+};
+std::optional<TargetName> parse_target_name(const std::string& text);
+
+// What the compile step found on this machine. A missing toolchain is a value,
+// not an exception: `why_unavailable` says what to install or set.
+struct ToolchainInfo {
+  bool found = false;
+  std::string path;
+  std::string version;           // exact version string, enters the artifact key
+  std::string why_unavailable;
+};
+
+// Whether the runner can execute artifacts for one arch on this machine.
+struct DeviceInfo {
+  bool present = false;
+  std::string description;       // e.g. "AMD EPYC (avx2 avx512f)" or "no CUDA driver"
+};
+
+struct Artifact {
+  TargetName target;
+  std::string kind;              // shared_object | ptx | cubin | code_object | xclbin
+  std::string entry;             // symbol the runner or stub calls
+  std::string key;               // identity + target + toolchain version, hashed
+  std::string toolchain;         // tool name and exact version
+  std::vector<uint8_t> bytes;
+  std::map<std::string, std::string> metadata;   // target-specific (launch geometry, ...)
+};
+
+// Host-side argument set for one launch, in ABI order.
+struct LaunchArgs {
+  std::vector<std::vector<uint8_t>> buffers;   // inputs then outputs, storage dtype bytes
+  std::vector<int64_t> scalars;                // runtime scalars in ABI order
+};
+
+// A tolerance floor a runner declares for its storage precision (DESIGN.md §4).
+struct BudgetFloor {
+  double atol = 0.0;
+  double rtol = 0.0;
+};
+
+class Target {
+ public:
+  virtual ~Target() = default;
+  virtual std::string kind() const = 0;
+  virtual std::vector<std::string> archs() const = 0;
+
+  // Empty string when supported, otherwise why not (named in diagnostics).
+  virtual std::string unsupported_reason(const KernelSpec& spec, const std::string& arch) const = 0;
+
+  // Seam 1: deterministic, readable source text.
+  virtual Expected<std::string> emit(const KernelSpec& spec, const std::string& arch) const = 0;
+
+  // Seam 2: source to artifact bytes through the discovered toolchain.
+  virtual ToolchainInfo toolchain() const = 0;
+  virtual Expected<Artifact> compile(const KernelSpec& spec, const std::string& arch,
+                                     const std::string& source) const = 0;
+
+  // Seam 3: run on a present device. Outputs are written back into args.buffers.
+  virtual DeviceInfo device(const std::string& arch) const = 0;
+  virtual Status run(const KernelSpec& spec, const Artifact& artifact, LaunchArgs& args) const = 0;
+  virtual BudgetFloor budget_floor(const KernelSpec& spec) const = 0;
+};
+
+}  // namespace tsr

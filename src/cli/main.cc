@@ -1,2 +1,69 @@
-// Placeholder while the CLI is written; replaced by the subcommand table.
-int main() { return 0; }
+// tesserac: the thin tool. It parses options and dispatches to a subcommand;
+// the work happens in the libraries under src/ and targets/.
+#include <iostream>
+#include <map>
+
+#include "cli/commands.h"
+
+namespace tsr::cli {
+
+int report_error(const std::string& message, int exit_code) {
+  std::cerr << "tesserac: error: " << message << "\n";
+  return exit_code;
+}
+
+int exit_code_for(const Error& error) {
+  switch (error.kind()) {
+    case ErrorKind::invalid_input: return kExitInvalid;
+    case ErrorKind::usage: return kExitUsage;
+    case ErrorKind::toolchain: return kExitToolchain;
+  }
+  return kExitToolchain;
+}
+
+int report(const Error& error) { return report_error(error.message(), exit_code_for(error)); }
+
+}  // namespace tsr::cli
+
+int main(int argc, char** argv) {
+  using namespace tsr::cli;
+  CLI::App app{"tesserac: ahead-of-time kernel compiler (specs -> x86/CUDA/HIP/XDNA artifacts, oracle-checked)"};
+  app.set_version_flag("--version", std::string("tesserac ") + TESSERAC_VERSION);
+  app.require_subcommand(1, 1);
+  app.fallthrough(false);
+
+  // The subcommand table, in the order `--help` lists them.
+  std::map<CLI::App*, RunFn> table;
+  auto add = [&](RunFn (*reg)(CLI::App&)) {
+    const size_t before = app.get_subcommands({}).size();
+    RunFn fn = reg(app);
+    table[app.get_subcommands({})[before]] = std::move(fn);
+  };
+  add(register_emit);
+  add(register_test);
+  add(register_build);
+  add(register_targets);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::cerr << "tesserac: error: " << e.what() << "\n";
+    std::cerr << "run 'tesserac --help' for usage\n";
+    return kExitUsage;
+  }
+  for (const auto& [sub, run] : table)
+    if (sub->parsed()) {
+      try {
+        return run();
+      } catch (const std::exception& e) {
+        return report_error(std::string("internal error: ") + e.what(), kExitToolchain);
+      }
+    }
+  return kExitUsage;
+}

@@ -1,6 +1,65 @@
+// The x86 target (DESIGN.md §3): C for the x86-64 psABI levels v2, v3 (AVX2)
+// and v4 (AVX-512), compiled by clang into a shared object, run in process.
 #include "targets/x86/x86_target.h"
 
+#include "targets/x86/x86_internal.h"
+
 namespace tsr {
-// Placeholder until the x86 target lands.
-std::unique_ptr<Target> make_x86_target() { return nullptr; }
+
+namespace {
+
+class X86Target final : public Target {
+ public:
+  std::string kind() const override { return "x86"; }
+  std::vector<std::string> archs() const override { return x86::tier_names(); }
+
+  std::string unsupported_reason(const KernelSpec& spec, const std::string& arch) const override {
+    if (!x86::tier_for_arch(arch)) return "unknown arch '" + arch + "' for target x86 (known: v2, v3, v4)";
+    if (spec.family == Family::attention) return "family attention is not supported by target x86 yet";
+    return "";
+  }
+
+  Expected<std::string> emit(const KernelSpec& spec, const std::string& arch) const override {
+    const std::optional<x86::Tier> tier = x86::tier_for_arch(arch);
+    const std::string why = unsupported_reason(spec, arch);
+    if (!tier || !why.empty()) return invalid_input("kernel '" + spec.name + "': " + why);
+    switch (spec.family) {
+      case Family::elementwise: return x86::emit_elementwise(spec, *tier);
+      case Family::matmul: return x86::emit_matmul(spec, *tier);
+      case Family::rowwise: return x86::emit_rowwise(spec, *tier);
+      case Family::attention: break;
+    }
+    return invalid_input("kernel '" + spec.name + "': " + why);
+  }
+
+  ToolchainInfo toolchain() const override { return x86::find_clang(); }
+
+  Expected<Artifact> compile(const KernelSpec& spec, const std::string& arch,
+                             const std::string& source) const override {
+    const std::optional<x86::Tier> tier = x86::tier_for_arch(arch);
+    if (!tier) return invalid_input("kernel '" + spec.name + "': unknown arch '" + arch + "' for target x86");
+    return x86::compile_source(spec, *tier, source);
+  }
+
+  DeviceInfo device(const std::string& arch) const override {
+    const std::optional<x86::Tier> tier = x86::tier_for_arch(arch);
+    if (!tier) return DeviceInfo{false, "unknown arch '" + arch + "' for target x86"};
+    return x86::cpu_device(*tier);
+  }
+
+  Status run(const KernelSpec& spec, const Artifact& artifact, LaunchArgs& args) const override {
+    return x86::run_artifact(kernels_, spec, artifact, args);
+  }
+
+  // Compute is f32 everywhere; storage rounding is part of the reference.
+  BudgetFloor budget_floor(const KernelSpec&) const override { return BudgetFloor{0.0, 0.0}; }
+
+ private:
+  mutable x86::LoadedKernels kernels_;
+};
+
+}  // namespace
+
+std::unique_ptr<Target> make_x86_target() { return std::make_unique<X86Target>(); }
+
 }  // namespace tsr

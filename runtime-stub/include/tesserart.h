@@ -1,0 +1,266 @@
+/* tesserart — the tesserac runtime stub (C11; depends on libc and libdl only).
+ *
+ * Opens a .tfat fat archive (docs/archive-format.md), selects the best
+ * variant of a kernel for this machine, validates each launch against the
+ * ABI recorded in the archive and runs it. Every function returns a
+ * tsr_status; results come back through out_ parameters. Status numbers and
+ * dtype tags are pinned: they never change meaning, new ones are appended.
+ *
+ * Threading: one tsr_archive or tsr_kernel is used from one thread at a time
+ * (blob hashes are checked lazily on first use). Distinct handles are
+ * independent. Strings returned by accessors live as long as the archive.
+ */
+#ifndef TESSERART_H
+#define TESSERART_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__)
+#define TSR_API __attribute__((visibility("default")))
+#else
+#define TSR_API
+#endif
+
+/* ---- status codes (pinned numbers) ------------------------------------- */
+typedef enum tsr_status {
+  TSR_OK = 0,
+  TSR_ERROR_GENERIC = 1,
+  TSR_ERROR_NULL_ARGUMENT = 2,        /* a required pointer (API or buffer data) is NULL */
+  TSR_ERROR_INVALID_ARGUMENT = 3,     /* an index out of range, a bad option */
+  TSR_ERROR_OUT_OF_MEMORY = 4,
+  TSR_ERROR_IO = 5,                   /* open/stat/mmap of the archive file failed */
+  TSR_ERROR_BAD_MAGIC = 10,           /* not a .tfat archive */
+  TSR_ERROR_UNSUPPORTED_VERSION = 11, /* format major version this reader does not know */
+  TSR_ERROR_TRUNCATED = 12,           /* the data ends before a region it declares */
+  TSR_ERROR_CORRUPT = 13,             /* structurally invalid: bad offset, range, tag, order */
+  TSR_ERROR_CHECKSUM = 14,            /* a SHA-256 (header, index or blob) does not match */
+  TSR_ERROR_NOT_FOUND = 20,           /* no kernel / metadata key with that name */
+  TSR_ERROR_NO_VARIANT = 21,          /* no variant of the kernel runs on this machine */
+  TSR_ERROR_NO_DEVICE = 22,           /* the requested backend has no driver or device */
+  TSR_ERROR_ARG_COUNT = 30,           /* wrong number of buffers or scalars */
+  TSR_ERROR_ROLE_MISMATCH = 31,       /* an input passed where the ABI has an output, or back */
+  TSR_ERROR_DTYPE_MISMATCH = 32,      /* buffer dtype tag differs from the ABI */
+  TSR_ERROR_BUFFER_TOO_SMALL = 33,    /* buffer bytes < elements(shape, scalars) * dtype size */
+  TSR_ERROR_MISALIGNED = 34,          /* buffer data not aligned to its element size */
+  TSR_ERROR_INVALID_SCALAR = 35,      /* negative runtime scalar or a size that overflows */
+  TSR_ERROR_LOAD_FAILED = 40,         /* dlopen / dlsym / module load of an artifact failed */
+  TSR_ERROR_LAUNCH_FAILED = 41,       /* the backend reported an error while running */
+  TSR_ERROR_UNSUPPORTED = 42          /* known but not implemented in this build (see docs) */
+} tsr_status;
+
+/* Static, never NULL: "ok", "null argument", ... ("unknown status" otherwise). */
+TSR_API const char* tsr_status_string(tsr_status status);
+
+/* ---- dtype tags, roles, artifact kinds (pinned numbers) ------------------ */
+typedef enum tsr_dtype {
+  TSR_DTYPE_INVALID = 0,
+  TSR_DTYPE_F32 = 1,
+  TSR_DTYPE_F16 = 2,
+  TSR_DTYPE_BF16 = 3,
+  TSR_DTYPE_I64 = 4   /* runtime scalars */
+} tsr_dtype;
+
+TSR_API size_t tsr_dtype_size(tsr_dtype dtype);       /* 0 for unknown tags */
+TSR_API const char* tsr_dtype_name(tsr_dtype dtype);  /* "f32", ...; "?" for unknown */
+
+typedef enum tsr_role { TSR_ROLE_IN = 0, TSR_ROLE_OUT = 1, TSR_ROLE_SCALAR = 2 } tsr_role;
+
+typedef enum tsr_artifact_kind {
+  TSR_ARTIFACT_UNKNOWN = 0, /* a kind from a newer minor version: never selected */
+  TSR_ARTIFACT_SHARED_OBJECT = 1,
+  TSR_ARTIFACT_PTX = 2,
+  TSR_ARTIFACT_CUBIN = 3,
+  TSR_ARTIFACT_CODE_OBJECT = 4,
+  TSR_ARTIFACT_XCLBIN = 5
+} tsr_artifact_kind;
+
+typedef enum tsr_verdict {
+  TSR_VERDICT_NOT_RUN = 0,
+  TSR_VERDICT_PASS = 1,
+  TSR_VERDICT_FAIL = 2
+} tsr_verdict;
+
+/* ---- SHA-256 (the stub's own; exposed for tests and tools) -------------- */
+TSR_API void tsr_sha256(const void* data, size_t size, uint8_t out_digest[32]);
+
+/* ---- opening an archive ------------------------------------------------- */
+typedef struct tsr_archive tsr_archive;
+
+enum {
+  TSR_OPEN_VERIFY_BLOBS = 1u << 0, /* hash every blob at open instead of on first use */
+  TSR_OPEN_COPY = 1u << 1          /* open_memory: copy the bytes (default: borrow them) */
+};
+
+typedef struct tsr_open_options {
+  uint32_t flags;        /* TSR_OPEN_* */
+  char* message;         /* optional: receives a one-line reason when open fails */
+  size_t message_size;
+} tsr_open_options;
+
+/* Maps the file read-only. options may be NULL. */
+TSR_API tsr_status tsr_archive_open_file(const char* path, const tsr_open_options* options,
+                                         tsr_archive** out_archive);
+/* Without TSR_OPEN_COPY the caller keeps data alive and unchanged until close. */
+TSR_API tsr_status tsr_archive_open_memory(const void* data, size_t size,
+                                           const tsr_open_options* options,
+                                           tsr_archive** out_archive);
+TSR_API void tsr_archive_close(tsr_archive* archive); /* NULL is a no-op */
+
+/* Checks every blob hash and that all padding is zero; the first problem
+ * goes to message (may be NULL). Open already checked header and index. */
+TSR_API tsr_status tsr_archive_verify(tsr_archive* archive, char* message, size_t message_size);
+
+/* One line about the last blob-hash or load failure on this archive ("" if none). */
+TSR_API const char* tsr_archive_last_message(const tsr_archive* archive);
+
+/* ---- introspection ------------------------------------------------------ */
+typedef struct tsr_archive_info {
+  uint16_t major, minor;
+  size_t kernel_count;
+  size_t metadata_count;
+  uint64_t file_size;
+} tsr_archive_info;
+
+TSR_API tsr_status tsr_archive_get_info(const tsr_archive* archive, tsr_archive_info* out_info);
+/* Archive-level metadata, sorted by key. */
+TSR_API tsr_status tsr_archive_metadata_at(const tsr_archive* archive, size_t index,
+                                           const char** out_key, const char** out_value);
+TSR_API tsr_status tsr_archive_metadata_find(const tsr_archive* archive, const char* key,
+                                             const char** out_value);
+
+typedef struct tsr_kernel_info {
+  const char* name;
+  const char* identity;   /* 64 lower-case hex digits */
+  const char* family;
+  const char* dtype;      /* storage dtype name, e.g. "bf16" */
+  size_t binding_count;   /* buffers + scalars */
+  size_t buffer_count;    /* inputs + outputs */
+  size_t scalar_count;
+  size_t variant_count;
+  size_t verdict_count;
+} tsr_kernel_info;
+
+TSR_API tsr_status tsr_archive_kernel_at(const tsr_archive* archive, size_t kernel,
+                                         tsr_kernel_info* out_info);
+/* Kernels are sorted by name; binary search. */
+TSR_API tsr_status tsr_archive_find_kernel(const tsr_archive* archive, const char* name,
+                                           size_t* out_kernel);
+
+typedef struct tsr_binding_info {
+  const char* name;
+  tsr_role role;
+  tsr_dtype dtype;        /* TSR_DTYPE_I64 for scalars */
+  size_t dim_count;       /* 0 for scalars */
+} tsr_binding_info;
+
+/* One extent of a buffer's shape: a static value or a runtime scalar. */
+typedef struct tsr_dim_info {
+  int is_scalar;
+  int64_t value;          /* static extent when !is_scalar */
+  size_t scalar_index;    /* position among the kernel's scalars when is_scalar */
+  const char* scalar_name;
+} tsr_dim_info;
+
+TSR_API tsr_status tsr_kernel_binding_at(const tsr_archive* archive, size_t kernel,
+                                         size_t binding, tsr_binding_info* out_info);
+TSR_API tsr_status tsr_kernel_dim_at(const tsr_archive* archive, size_t kernel, size_t binding,
+                                     size_t dim, tsr_dim_info* out_dim);
+
+typedef struct tsr_variant_info {
+  const char* target_kind;   /* "x86", "cuda", "hip", "xdna" */
+  const char* arch;          /* "v3", "sm_90", "ptx", "gfx90a", "npu1" */
+  tsr_artifact_kind artifact_kind;
+  const char* entry;
+  const char* key;
+  const char* toolchain;
+  uint64_t offset, size;     /* blob position in the archive */
+  const uint8_t* sha256;     /* 32 bytes */
+  size_t metadata_count;
+} tsr_variant_info;
+
+TSR_API tsr_status tsr_kernel_variant_at(const tsr_archive* archive, size_t kernel,
+                                         size_t variant, tsr_variant_info* out_info);
+TSR_API tsr_status tsr_variant_metadata_at(const tsr_archive* archive, size_t kernel,
+                                           size_t variant, size_t index, const char** out_key,
+                                           const char** out_value);
+TSR_API tsr_status tsr_variant_metadata_find(const tsr_archive* archive, size_t kernel,
+                                             size_t variant, const char* key,
+                                             const char** out_value);
+/* The blob bytes, after checking their SHA-256 (once; TSR_ERROR_CHECKSUM on mismatch). */
+TSR_API tsr_status tsr_variant_blob(tsr_archive* archive, size_t kernel, size_t variant,
+                                    const void** out_data, size_t* out_size);
+
+typedef struct tsr_verdict_info {
+  const char* target_kind;
+  const char* arch;
+  tsr_verdict verdict;
+  double max_abs_err, max_rel_err, budget_atol, budget_rtol;
+  uint64_t seed;
+  const char* reason;
+} tsr_verdict_info;
+
+TSR_API tsr_status tsr_kernel_verdict_at(const tsr_archive* archive, size_t kernel,
+                                         size_t verdict, tsr_verdict_info* out_info);
+
+/* ---- devices and selection ---------------------------------------------- */
+/* Highest x86-64 psABI level this CPU and OS support (1..4); 0 on non-x86. */
+TSR_API int tsr_x86_level(void);
+
+typedef struct tsr_select_options {
+  const char* target_kind;  /* NULL: any; otherwise only this kind ("x86", ...) */
+  int x86_level;            /* 0: detect; otherwise pretend this psABI level */
+} tsr_select_options;
+
+typedef struct tsr_selection {
+  size_t variant;           /* index within the kernel's variants */
+  const char* target_kind;
+  const char* arch;
+  const char* route;        /* "memfd+dlopen", "cubin", "ptx-jit", ... */
+} tsr_selection;
+
+/* Picks without loading anything. Preference across kinds: cuda, hip, xdna,
+ * x86; within x86 the highest supported level. options may be NULL. */
+TSR_API tsr_status tsr_kernel_select(tsr_archive* archive, size_t kernel,
+                                     const tsr_select_options* options,
+                                     tsr_selection* out_selection);
+
+/* ---- loading and launching ---------------------------------------------- */
+typedef struct tsr_kernel tsr_kernel;
+
+/* One buffer argument. bytes is the size of the memory at data; it must
+ * cover elements(shape) * tsr_dtype_size(dtype). data is a host pointer for
+ * every backend: GPU backends copy inputs in and outputs back. */
+typedef struct tsr_buffer_arg {
+  void* data;
+  size_t bytes;
+  tsr_dtype dtype;
+  tsr_role role;            /* TSR_ROLE_IN or TSR_ROLE_OUT, as recorded in the ABI */
+} tsr_buffer_arg;
+
+/* Selects the best variant (as tsr_kernel_select), checks its blob hash and
+ * loads it. The kernel borrows the archive: close it before the archive. */
+TSR_API tsr_status tsr_kernel_load(tsr_archive* archive, const char* name,
+                                   const tsr_select_options* options, tsr_kernel** out_kernel);
+TSR_API void tsr_kernel_unload(tsr_kernel* kernel); /* NULL is a no-op */
+TSR_API tsr_status tsr_kernel_selection(const tsr_kernel* kernel, tsr_selection* out_selection);
+
+/* Validates buffers (in ABI order: inputs then outputs) and scalars (ABI
+ * order) against the recorded ABI, in this order: NULL pointers, counts,
+ * roles, dtypes, scalars, sizes, alignment. Nothing runs unless all pass.
+ * out_selection (may be NULL) reports the variant and route that ran. */
+TSR_API tsr_status tsr_kernel_launch(tsr_kernel* kernel, const tsr_buffer_arg* buffers,
+                                     size_t buffer_count, const int64_t* scalars,
+                                     size_t scalar_count, tsr_selection* out_selection);
+/* One line about the last failure of load or launch on this kernel ("" if none). */
+TSR_API const char* tsr_kernel_last_message(const tsr_kernel* kernel);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TESSERART_H */

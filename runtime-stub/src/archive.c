@@ -1,0 +1,163 @@
+/* Opening and closing archives (mmap'ed file or caller memory), blob hash
+ * checks on first use, and the full verify pass (docs/archive-format.md). */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "tsr_internal.h"
+
+static tsr_status finish_open(struct tsr_archive* a, uint64_t data_len,
+                              const tsr_open_options* options, tsr_archive** out_archive) {
+  char* msg = options ? options->message : NULL;
+  size_t msg_size = options ? options->message_size : 0;
+  tsr_set_message(msg, msg_size, "%s", "");
+  a->data_len = data_len;
+  tsr_status s = tsr_parse(a, data_len, msg, msg_size);
+  if (s == TSR_OK) {
+    a->blob_state = (uint8_t*)calloc(a->vars.count ? a->vars.count : 1, 1);
+    if (!a->blob_state) s = TSR_ERROR_OUT_OF_MEMORY;
+  }
+  if (s == TSR_OK && options && (options->flags & TSR_OPEN_VERIFY_BLOBS)) {
+    for (uint32_t v = 0; v < a->vars.count && s == TSR_OK; ++v) {
+      s = tsr_blob_check(a, v);
+      if (s != TSR_OK) tsr_set_message(msg, msg_size, "%s", a->message);
+    }
+  }
+  if (s != TSR_OK) {
+    tsr_archive_close(a);
+    return s;
+  }
+  *out_archive = a;
+  return TSR_OK;
+}
+
+tsr_status tsr_archive_open_memory(const void* data, size_t size, const tsr_open_options* options,
+                                   tsr_archive** out_archive) {
+  if (!out_archive || (!data && size)) return TSR_ERROR_NULL_ARGUMENT;
+  *out_archive = NULL;
+  struct tsr_archive* a = (struct tsr_archive*)calloc(1, sizeof *a);
+  if (!a) return TSR_ERROR_OUT_OF_MEMORY;
+  a->data = (const uint8_t*)data;
+  if (options && (options->flags & TSR_OPEN_COPY)) {
+    a->mapping = malloc(size ? size : 1);
+    if (!a->mapping) {
+      free(a);
+      return TSR_ERROR_OUT_OF_MEMORY;
+    }
+    if (size) memcpy(a->mapping, data, size);
+    a->mapping_size = size;
+    a->data = (const uint8_t*)a->mapping;
+  }
+  return finish_open(a, size, options, out_archive);
+}
+
+tsr_status tsr_archive_open_file(const char* path, const tsr_open_options* options,
+                                 tsr_archive** out_archive) {
+  if (!path || !out_archive) return TSR_ERROR_NULL_ARGUMENT;
+  *out_archive = NULL;
+  char* msg = options ? options->message : NULL;
+  size_t msg_size = options ? options->message_size : 0;
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    tsr_set_message(msg, msg_size, "cannot open '%s': %s", path, strerror(errno));
+    return TSR_ERROR_IO;
+  }
+  struct stat st;
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    tsr_set_message(msg, msg_size, "cannot read '%s': not a regular file", path);
+    close(fd);
+    return TSR_ERROR_IO;
+  }
+  struct tsr_archive* a = (struct tsr_archive*)calloc(1, sizeof *a);
+  if (!a) {
+    close(fd);
+    return TSR_ERROR_OUT_OF_MEMORY;
+  }
+  size_t size = (size_t)st.st_size;
+  if (size > 0) {
+    void* map = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
+    if (map == MAP_FAILED) {
+      tsr_set_message(msg, msg_size, "cannot map '%s': %s", path, strerror(errno));
+      close(fd);
+      free(a);
+      return TSR_ERROR_IO;
+    }
+    a->mapping = map;
+    a->mapping_size = size;
+    a->mapping_is_mmap = 1;
+    a->data = (const uint8_t*)map;
+  } else {
+    a->data = (const uint8_t*)"";
+  }
+  close(fd);
+  return finish_open(a, size, options, out_archive);
+}
+
+void tsr_archive_close(tsr_archive* a) {
+  if (!a) return;
+  if (a->mapping_is_mmap) munmap(a->mapping, a->mapping_size);
+  else free(a->mapping);
+  free(a->blob_state);
+  free(a);
+}
+
+tsr_status tsr_blob_check(struct tsr_archive* a, uint32_t v) {
+  if (a->blob_state[v] == TSR_BLOB_OK) return TSR_OK;
+  const uint8_t* vr = tsr_rec(&a->vars, v);
+  if (a->blob_state[v] == TSR_BLOB_UNCHECKED) {
+    uint8_t digest[32];
+    tsr_sha256(a->data + tsr_le64(vr + 48), (size_t)tsr_le64(vr + 56), digest);
+    a->blob_state[v] = memcmp(digest, vr + 64, 32) == 0 ? TSR_BLOB_OK : TSR_BLOB_BAD;
+  }
+  if (a->blob_state[v] == TSR_BLOB_OK) return TSR_OK;
+  const uint8_t* kr = tsr_rec(&a->kern, tsr_le32(vr));
+  tsr_set_message(a->message, sizeof a->message, "blob of kernel '%s' variant %s:%s: sha256 mismatch",
+                  tsr_str_at(a, kr), tsr_str_at(a, vr + 8), tsr_str_at(a, vr + 16));
+  return TSR_ERROR_CHECKSUM;
+}
+
+static int all_zero(const uint8_t* p, uint64_t n) {
+  for (uint64_t i = 0; i < n; ++i)
+    if (p[i]) return 0;
+  return 1;
+}
+
+tsr_status tsr_archive_verify(tsr_archive* a, char* msg, size_t msg_size) {
+  if (!a) return TSR_ERROR_NULL_ARGUMENT;
+  tsr_set_message(msg, msg_size, "%s", "");
+  uint32_t header_size = tsr_le32(a->data + 12);
+  if (!all_zero(a->data + header_size, tsr_le64(a->data + 24) - header_size)) {
+    tsr_set_message(msg, msg_size, "nonzero padding after the header");
+    return TSR_ERROR_CORRUPT;
+  }
+  if (a->data_len != a->size) {
+    tsr_set_message(msg, msg_size, "%llu bytes after the declared end of the archive",
+                    (unsigned long long)(a->data_len - a->size));
+    return TSR_ERROR_CORRUPT;
+  }
+  uint64_t index_end = tsr_le64(a->data + 24) + tsr_le64(a->data + 32);
+  uint64_t pos = index_end, limit = a->blob_offset;
+  for (uint32_t v = 0; v <= a->vars.count; ++v) {
+    if (v < a->vars.count) limit = tsr_le64(tsr_rec(&a->vars, v) + 48);
+    else limit = a->size;
+    if (!all_zero(a->data + pos, limit - pos)) {
+      tsr_set_message(msg, msg_size, "nonzero padding in [%llu, %llu)", (unsigned long long)pos,
+                      (unsigned long long)limit);
+      return TSR_ERROR_CORRUPT;
+    }
+    if (v == a->vars.count) break;
+    tsr_status s = tsr_blob_check(a, v);
+    if (s != TSR_OK) {
+      tsr_set_message(msg, msg_size, "%s", a->message);
+      return s;
+    }
+    pos = limit + tsr_le64(tsr_rec(&a->vars, v) + 56);
+  }
+  return TSR_OK;
+}
+
+const char* tsr_archive_last_message(const tsr_archive* a) { return a ? a->message : ""; }

@@ -1,0 +1,124 @@
+/* Internal declarations of the runtime stub. The on-disk layout these
+ * structures mirror is docs/archive-format.md (format 1.0). */
+#ifndef TSR_INTERNAL_H
+#define TSR_INTERNAL_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "tesserart.h"
+
+#define TSR_MAJOR 1
+#define TSR_MINOR 0
+#define TSR_HEADER_SIZE_V1 128u
+#define TSR_KERN_RECORD 56u
+#define TSR_BIND_RECORD 24u
+#define TSR_DIMS_RECORD 16u
+#define TSR_VARS_RECORD 104u
+#define TSR_META_RECORD 16u
+#define TSR_VERD_RECORD 72u
+
+/* ---- little-endian loads and overflow-safe arithmetic -------------------- */
+static inline uint16_t tsr_le16(const uint8_t* p) { return (uint16_t)(p[0] | (p[1] << 8)); }
+static inline uint32_t tsr_le32(const uint8_t* p) {
+  return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
+}
+static inline uint64_t tsr_le64(const uint8_t* p) {
+  return (uint64_t)tsr_le32(p) | ((uint64_t)tsr_le32(p + 4) << 32);
+}
+/* Returns 1 and stores a+b / a*b when it fits in uint64_t, else 0. */
+static inline int tsr_add_u64(uint64_t a, uint64_t b, uint64_t* out) { return !__builtin_add_overflow(a, b, out); }
+static inline int tsr_mul_u64(uint64_t a, uint64_t b, uint64_t* out) { return !__builtin_mul_overflow(a, b, out); }
+/* 1 when [off, off+len) lies inside [0, limit). */
+static inline int tsr_range_ok(uint64_t off, uint64_t len, uint64_t limit) {
+  uint64_t end;
+  return tsr_add_u64(off, len, &end) && end <= limit;
+}
+
+/* ---- parsed archive ------------------------------------------------------ */
+typedef struct tsr_str { const char* p; uint32_t len; } tsr_str;
+
+typedef struct tsr_table {
+  const uint8_t* base;   /* first record */
+  uint32_t record_size;
+  uint32_t count;
+} tsr_table;
+
+static inline const uint8_t* tsr_rec(const tsr_table* t, uint32_t i) {
+  return t->base + (size_t)i * t->record_size;
+}
+
+/* Per-variant lazy state. */
+enum { TSR_BLOB_UNCHECKED = 0, TSR_BLOB_OK = 1, TSR_BLOB_BAD = 2 };
+
+struct tsr_archive {
+  const uint8_t* data;
+  uint64_t size;            /* file_size from the header */
+  uint64_t data_len;        /* bytes available (>= size) */
+  void* mapping;            /* mmap'ed or copied region to release, or NULL */
+  size_t mapping_size;
+  int mapping_is_mmap;
+  uint16_t major, minor;
+  uint64_t blob_offset;
+  uint32_t blob_alignment;
+  const uint8_t* strs;
+  uint64_t strs_size;
+  tsr_table amet, kern, bind, dims, vars, vmet, verd;
+  uint8_t* blob_state;      /* one per VARS record */
+  char message[256];        /* last failure of a load on this archive */
+};
+
+/* reader.c: validates header, hashes and index; fills a (data/size set). */
+tsr_status tsr_parse(struct tsr_archive* a, uint64_t data_len, char* msg, size_t msg_size);
+/* Reads a string reference already validated by tsr_parse. */
+const char* tsr_str_at(const struct tsr_archive* a, const uint8_t* ref);
+
+/* archive.c */
+tsr_status tsr_blob_check(struct tsr_archive* a, uint32_t global_variant);
+void tsr_set_message(char* buf, size_t size, const char* fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Accessors on validated records (query.c). */
+const uint8_t* tsr_kernel_rec(const struct tsr_archive* a, size_t kernel);
+const uint8_t* tsr_variant_rec(const struct tsr_archive* a, size_t kernel, size_t variant,
+                               uint32_t* out_global);
+
+/* ---- backends ------------------------------------------------------------ */
+/* Loaded code of one variant, owned by a tsr_kernel. */
+typedef struct tsr_loaded {
+  void* handle;             /* dlopen handle / CUmodule */
+  void* function;           /* entry point / CUfunction */
+  int backend;              /* TSR_BACKEND_* */
+} tsr_loaded;
+
+enum { TSR_BACKEND_X86 = 1, TSR_BACKEND_CUDA = 2, TSR_BACKEND_HIP = 3, TSR_BACKEND_XRT = 4 };
+
+/* The validated launch as every backend sees it. */
+typedef struct tsr_launch_args {
+  const tsr_buffer_arg* buffers;
+  size_t buffer_count;
+  const uint64_t* required_bytes;  /* per buffer, computed from the ABI */
+  const int64_t* scalars;
+  size_t scalar_count;
+} tsr_launch_args;
+
+tsr_status tsr_x86_load(const void* blob, size_t size, const char* entry, tsr_loaded* out,
+                        char* msg, size_t msg_size);
+tsr_status tsr_x86_launch(const tsr_loaded* l, const tsr_launch_args* args);
+void tsr_x86_unload(tsr_loaded* l);
+
+/* CUDA: probe returns TSR_OK and the compute capability (major*10+minor). */
+tsr_status tsr_cuda_probe(int* out_cc);
+tsr_status tsr_cuda_load(const void* blob, size_t size, int is_ptx, const char* entry,
+                         tsr_loaded* out, char* msg, size_t msg_size);
+tsr_status tsr_cuda_launch(const tsr_loaded* l, const tsr_launch_args* args,
+                           const struct tsr_archive* a, size_t kernel, size_t variant,
+                           char* msg, size_t msg_size);
+void tsr_cuda_unload(tsr_loaded* l);
+
+tsr_status tsr_hip_probe(char* out_gfx, size_t gfx_size);
+tsr_status tsr_xrt_probe(char* out_npu, size_t npu_size);
+
+#endif /* TSR_INTERNAL_H */

@@ -1,0 +1,344 @@
+// The .tfat writer: canonical order, deduplicated string table, 8-byte
+// aligned index sections, page-aligned blobs (docs/archive-format.md).
+#include "archive/archive_writer.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <set>
+#include <unordered_map>
+
+#include "support/sha256.h"
+
+namespace tsr {
+namespace {
+
+bool is_c_identifier(const std::string& s) {
+  if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) return false;
+  return std::all_of(s.begin(), s.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+}
+
+bool is_identity(const std::string& s) {
+  return s.size() == 64 && std::all_of(s.begin(), s.end(), [](char c) {
+           return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+         });
+}
+
+// Strings become C strings in the stub; absolute paths would make the file
+// depend on the build machine.
+std::string string_problem(const std::string& s) {
+  if (s.find('\0') != std::string::npos) return "contains a NUL byte";
+  if (!s.empty() && s[0] == '/') return "is an absolute path";
+  if (s.size() > UINT32_MAX / 2) return "is too long";
+  return "";
+}
+
+Status check_strings(const std::string& where, std::initializer_list<const std::string*> fields) {
+  for (const std::string* f : fields) {
+    std::string why = string_problem(*f);
+    if (!why.empty()) return invalid_input(where + ": string '" + f->substr(0, 40) + "' " + why);
+  }
+  return ok();
+}
+
+Status check_metadata(const std::string& where, const std::map<std::string, std::string>& m) {
+  for (const auto& [key, value] : m) {
+    if (key.empty() || key.find_first_of("=\n") != std::string::npos || value.find('\n') != std::string::npos)
+      return invalid_input(where + ": metadata key '" + key + "' is empty or has '=' or a newline");
+    Status s = check_strings(where + ": metadata", {&key, &value});
+    if (!s) return s;
+  }
+  return ok();
+}
+
+Status check_kernel(const ArchiveKernel& k) {
+  const std::string where = "kernel '" + k.name + "'";
+  if (!is_c_identifier(k.name)) return invalid_input(where + ": name is not a C identifier");
+  if (!is_identity(k.identity)) return invalid_input(where + ": identity is not 64 lower-case hex digits");
+  Status s = check_strings(where, {&k.family});
+  if (!s) return s;
+  std::set<std::string> scalars, names;
+  bool seen_scalar = false, seen_output = false;
+  for (const Binding& b : k.abi.bindings) {
+    if (!names.insert(b.name).second) return invalid_input(where + ": binding '" + b.name + "' appears twice");
+    if ((b.role == Role::input && (seen_output || seen_scalar)) || (b.role == Role::output && seen_scalar))
+      return invalid_input(where + ": bindings are not in the order inputs, outputs, scalars");
+    seen_output |= b.role == Role::output;
+    seen_scalar |= b.role == Role::scalar;
+    if (b.role == Role::scalar) {
+      if (!b.shape.empty()) return invalid_input(where + ": scalar '" + b.name + "' has a shape");
+      scalars.insert(b.name);
+    }
+    if (!(s = check_strings(where, {&b.name}))) return s;
+  }
+  for (const Binding& b : k.abi.bindings)
+    for (const Dim& d : b.shape) {
+      if (!d.is_static() && !scalars.count(d.name))
+        return invalid_input(where + ": shape of '" + b.name + "' uses '" + d.name + "', which is not a runtime scalar");
+      if (d.is_static() && d.value < 0) return invalid_input(where + ": negative extent in '" + b.name + "'");
+    }
+  std::set<TargetName> targets;
+  for (const Artifact& a : k.variants) {
+    const std::string vw = where + " variant " + a.target.str();
+    if (!targets.insert(a.target).second) return invalid_input(vw + ": target appears twice");
+    if (artifact_kind_tag(a.kind) == 0) return invalid_input(vw + ": unknown artifact kind '" + a.kind + "'");
+    if (a.target.kind.empty() || a.target.arch.empty()) return invalid_input(vw + ": empty target kind or arch");
+    if (!(s = check_strings(vw, {&a.target.kind, &a.target.arch, &a.entry, &a.key, &a.toolchain}))) return s;
+    if (!(s = check_metadata(vw, a.metadata))) return s;
+  }
+  targets.clear();
+  for (const OracleVerdictRecord& v : k.verdicts) {
+    const std::string vw = where + " verdict " + v.target.str();
+    if (!targets.insert(v.target).second) return invalid_input(vw + ": target appears twice");
+    if (!(s = check_strings(vw, {&v.target.kind, &v.target.arch, &v.reason}))) return s;
+  }
+  return ok();
+}
+
+bool target_less(const TargetName& a, const TargetName& b) {
+  return std::tie(a.kind, a.arch) < std::tie(b.kind, b.arch);
+}
+
+// Little-endian byte sink.
+struct Sink {
+  std::vector<uint8_t> bytes;
+  void u8(uint8_t v) { bytes.push_back(v); }
+  void u16(uint16_t v) { for (int i = 0; i < 2; ++i) bytes.push_back(uint8_t(v >> (8 * i))); }
+  void u32(uint32_t v) { for (int i = 0; i < 4; ++i) bytes.push_back(uint8_t(v >> (8 * i))); }
+  void u64(uint64_t v) { for (int i = 0; i < 8; ++i) bytes.push_back(uint8_t(v >> (8 * i))); }
+  void f64(double d) { uint64_t v; std::memcpy(&v, &d, 8); u64(v); }
+  void raw(const void* p, size_t n) { auto* c = static_cast<const uint8_t*>(p); bytes.insert(bytes.end(), c, c + n); }
+  void zeros(size_t n) { bytes.insert(bytes.end(), n, 0); }
+  void pad_to(size_t align) { while (bytes.size() % align) bytes.push_back(0); }
+};
+
+struct StringTable {
+  Sink data;
+  std::unordered_map<std::string, uint32_t> offsets;
+  void ref(Sink& out, const std::string& s) {
+    auto [it, inserted] = offsets.emplace(s, uint32_t(data.bytes.size()));
+    if (inserted) {
+      data.raw(s.data(), s.size());
+      data.u8(0);
+    }
+    out.u32(it->second);
+    out.u32(uint32_t(s.size()));
+  }
+};
+
+uint64_t align_up(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
+
+// The index for given blob offsets (its size does not depend on them).
+std::vector<uint8_t> build_index(const ArchiveContents& c, const std::vector<uint64_t>& blob_offsets) {
+  StringTable strs;
+  Sink amet, kern, bind, dims, vars, vmet, verd;
+  uint32_t n_kern = 0, n_bind = 0, n_dims = 0, n_vars = 0, n_vmet = 0, n_verd = 0;
+  for (const auto& [key, value] : c.metadata) {
+    strs.ref(amet, key);
+    strs.ref(amet, value);
+  }
+  for (const ArchiveKernel& k : c.kernels) {
+    strs.ref(kern, k.name);
+    strs.ref(kern, k.identity);
+    strs.ref(kern, k.family);
+    strs.ref(kern, dtype_name(k.dtype));
+    kern.u32(n_bind); kern.u32(uint32_t(k.abi.bindings.size()));
+    kern.u32(n_vars); kern.u32(uint32_t(k.variants.size()));
+    kern.u32(n_verd); kern.u32(uint32_t(k.verdicts.size()));
+    std::vector<std::string> scalar_names = k.abi.scalar_names();
+    for (const Binding& b : k.abi.bindings) {
+      strs.ref(bind, b.name);
+      bind.u8(uint8_t(b.role == Role::input ? 0 : b.role == Role::output ? 1 : 2));
+      bind.u8(uint8_t(b.role == Role::scalar ? 4 : b.dtype == DType::f32 ? 1 : b.dtype == DType::f16 ? 2 : 3));
+      bind.u16(0);
+      bind.u32(n_dims); bind.u32(uint32_t(b.shape.size())); bind.u32(0);
+      for (const Dim& d : b.shape) {
+        dims.u8(d.is_static() ? 0 : 1);
+        dims.zeros(3);
+        uint32_t index = 0;
+        if (!d.is_static())
+          index = uint32_t(std::find(scalar_names.begin(), scalar_names.end(), d.name) - scalar_names.begin());
+        dims.u32(index);
+        dims.u64(uint64_t(d.is_static() ? d.value : 0));
+        ++n_dims;
+      }
+      ++n_bind;
+    }
+    for (const Artifact& a : k.variants) {
+      vars.u32(n_kern);
+      vars.u8(uint8_t(artifact_kind_tag(a.kind)));
+      vars.zeros(3);
+      strs.ref(vars, a.target.kind);
+      strs.ref(vars, a.target.arch);
+      strs.ref(vars, a.entry);
+      strs.ref(vars, a.key);
+      strs.ref(vars, a.toolchain);
+      vars.u64(blob_offsets[n_vars]);
+      vars.u64(a.bytes.size());
+      vars.raw(sha256(a.bytes.data(), a.bytes.size()).data(), 32);
+      vars.u32(n_vmet); vars.u32(uint32_t(a.metadata.size()));
+      for (const auto& [key, value] : a.metadata) {
+        strs.ref(vmet, key);
+        strs.ref(vmet, value);
+        ++n_vmet;
+      }
+      ++n_vars;
+    }
+    for (const OracleVerdictRecord& v : k.verdicts) {
+      strs.ref(verd, v.target.kind);
+      strs.ref(verd, v.target.arch);
+      verd.u8(uint8_t(v.verdict));
+      verd.zeros(7);
+      verd.f64(v.max_abs_err); verd.f64(v.max_rel_err);
+      verd.f64(v.budget_atol); verd.f64(v.budget_rtol);
+      verd.u64(v.seed);
+      strs.ref(verd, v.reason);
+      ++n_verd;
+    }
+    ++n_kern;
+  }
+  Sink index;
+  auto section = [&](const char* tag, const std::vector<uint8_t>& payload) {
+    index.raw(tag, 4);
+    index.u32(0);
+    index.u64(payload.size());
+    index.raw(payload.data(), payload.size());
+    index.pad_to(8);
+  };
+  auto table = [&](const char* tag, uint32_t record_size, uint32_t count, const Sink& records) {
+    Sink t;
+    t.u32(record_size);
+    t.u32(count);
+    t.raw(records.bytes.data(), records.bytes.size());
+    section(tag, t.bytes);
+  };
+  section("STRS", strs.data.bytes);
+  table("AMET", 16, uint32_t(c.metadata.size()), amet);
+  table("KERN", 56, n_kern, kern);
+  table("BIND", 24, n_bind, bind);
+  table("DIMS", 16, n_dims, dims);
+  table("VARS", 104, n_vars, vars);
+  table("VMET", 16, n_vmet, vmet);
+  table("VERD", 72, n_verd, verd);
+  return index.bytes;
+}
+
+}  // namespace
+
+Expected<ArchiveContents> canonicalize_archive(const ArchiveContents& contents) {
+  ArchiveContents c = contents;
+  Status s = check_metadata("archive", c.metadata);
+  if (!s) return s.take_error();
+  std::sort(c.kernels.begin(), c.kernels.end(),
+            [](const ArchiveKernel& a, const ArchiveKernel& b) { return a.name < b.name; });
+  for (size_t i = 0; i < c.kernels.size(); ++i) {
+    ArchiveKernel& k = c.kernels[i];
+    if (i > 0 && c.kernels[i - 1].name == k.name) return invalid_input("kernel '" + k.name + "' appears twice");
+    if (!(s = check_kernel(k))) return s.take_error();
+    std::sort(k.variants.begin(), k.variants.end(),
+              [](const Artifact& a, const Artifact& b) { return target_less(a.target, b.target); });
+    std::sort(k.verdicts.begin(), k.verdicts.end(),
+              [](const OracleVerdictRecord& a, const OracleVerdictRecord& b) { return target_less(a.target, b.target); });
+  }
+  return c;
+}
+
+Expected<std::vector<uint8_t>> serialize_archive(const ArchiveContents& contents) {
+  Expected<ArchiveContents> canonical = canonicalize_archive(contents);
+  if (!canonical) return canonical.take_error();
+  const ArchiveContents& c = *canonical;
+  std::vector<uint64_t> offsets;
+  for (const ArchiveKernel& k : c.kernels)
+    for (size_t i = 0; i < k.variants.size(); ++i) offsets.push_back(0);
+  if (offsets.size() > UINT32_MAX) return invalid_input("too many variants for one archive");
+
+  const uint64_t header_size = 128;
+  const uint64_t index_size = build_index(c, offsets).size();
+  const uint64_t blob_offset = align_up(header_size + index_size, kArchiveBlobAlignment);
+  uint64_t end = blob_offset;
+  size_t n = 0;
+  for (const ArchiveKernel& k : c.kernels)
+    for (const Artifact& a : k.variants) {
+      offsets[n++] = align_up(end, kArchiveBlobAlignment);
+      end = offsets[n - 1] + a.bytes.size();
+    }
+  std::vector<uint8_t> index = build_index(c, offsets);
+
+  Sink out;
+  static const uint8_t magic[8] = {0x89, 'T', 'F', 'A', 'T', '\r', '\n', 0x1a};
+  out.raw(magic, 8);
+  out.u16(kArchiveMajor);
+  out.u16(kArchiveMinor);
+  out.u32(uint32_t(header_size));
+  out.u64(end);
+  out.u64(header_size);
+  out.u64(index.size());
+  out.u64(blob_offset);
+  out.u32(kArchiveBlobAlignment);
+  out.u32(0);
+  out.u64(0);
+  out.raw(sha256(index.data(), index.size()).data(), 32);
+  out.zeros(32);
+  std::vector<uint8_t> header_hash = sha256(out.bytes.data(), out.bytes.size());
+  std::copy(header_hash.begin(), header_hash.end(), out.bytes.begin() + 96);
+  out.raw(index.data(), index.size());
+  n = 0;
+  for (const ArchiveKernel& k : c.kernels)
+    for (const Artifact& a : k.variants) {
+      out.zeros(offsets[n++] - out.bytes.size());
+      out.raw(a.bytes.data(), a.bytes.size());
+    }
+  out.zeros(end - out.bytes.size());
+  return std::move(out.bytes);
+}
+
+Status write_file_atomically(const std::vector<uint8_t>& bytes, const std::string& path) {
+  namespace fs = std::filesystem;
+  fs::path target(path);
+  fs::path dir = target.parent_path().empty() ? fs::path(".") : target.parent_path();
+  std::string tmpl = (dir / ("." + target.filename().string() + ".tmp.XXXXXX")).string();
+  std::vector<char> name(tmpl.begin(), tmpl.end());
+  name.push_back('\0');
+  int fd = mkstemp(name.data());
+  if (fd < 0) return toolchain_error("cannot create a temporary file in '" + dir.string() + "': " + std::strerror(errno));
+  auto fail = [&](const std::string& what) -> Status {
+    std::string why = std::strerror(errno);
+    close(fd);
+    unlink(name.data());
+    return toolchain_error(what + " '" + path + "': " + why);
+  };
+  // A fixed mode: umask() cannot be read without changing it under other threads.
+  if (fchmod(fd, 0644) != 0) return fail("cannot set permissions of");
+  size_t done = 0;
+  while (done < bytes.size()) {
+    ssize_t w = write(fd, bytes.data() + done, bytes.size() - done);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return fail("cannot write");
+    done += size_t(w);
+  }
+  if (fsync(fd) != 0) return fail("cannot sync");
+  if (close(fd) != 0) {
+    unlink(name.data());
+    return toolchain_error("cannot write '" + path + "': " + std::strerror(errno));
+  }
+  if (rename(name.data(), path.c_str()) != 0) {
+    std::string why = std::strerror(errno);
+    unlink(name.data());
+    return toolchain_error("cannot rename the temporary file to '" + path + "': " + why);
+  }
+  return ok();
+}
+
+Status write_archive(const ArchiveContents& contents, const std::string& path) {
+  Expected<std::vector<uint8_t>> bytes = serialize_archive(contents);
+  if (!bytes) return bytes.take_error();
+  return write_file_atomically(*bytes, path);
+}
+
+}  // namespace tsr

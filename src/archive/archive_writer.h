@@ -1,0 +1,33 @@
+// Writes .tfat archives (docs/archive-format.md, format 1.0). Same contents
+// give the same bytes: everything is sorted, nothing depends on time or paths.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "archive/archive_contents.h"
+#include "support/error.h"
+
+namespace tsr {
+
+inline constexpr uint16_t kArchiveMajor = 1;
+inline constexpr uint16_t kArchiveMinor = 0;
+inline constexpr uint32_t kArchiveBlobAlignment = 4096;
+
+// Checks the contents (names, identities, unique targets, known artifact
+// kinds, scalar names in shapes, string rules) and returns them sorted the
+// way the archive stores them.
+Expected<ArchiveContents> canonicalize_archive(const ArchiveContents& contents);
+
+// The archive bytes.
+Expected<std::vector<uint8_t>> serialize_archive(const ArchiveContents& contents);
+
+// Writes to a temporary file in the destination's directory, fsyncs it and
+// renames it over `path`: readers never see a partial archive there.
+Status write_archive(const ArchiveContents& contents, const std::string& path);
+
+// Same, for bytes produced elsewhere (e.g. by merge).
+Status write_file_atomically(const std::vector<uint8_t>& bytes, const std::string& path);
+
+}  // namespace tsr

@@ -1,0 +1,104 @@
+// tesserac build SPEC|DIR... [-t TARGET,...] --out-dir DIR: compile every
+// spec for every target, run the oracle where a device is present, and write
+// the artifacts with a manifest. Any FAIL writes nothing.
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.h"
+#include "driver/plan.h"
+#include "driver/qualify.h"
+#include "spec/spec_loader.h"
+#include "support/atomic_file.h"
+#include "support/sha256.h"
+
+namespace tsr::cli {
+
+namespace {
+struct BuildOptions {
+  std::vector<std::string> specs;
+  std::vector<std::string> targets;
+  std::string out_dir;
+  bool no_oracle = false;
+  uint64_t seed = OracleOptions{}.seed;
+};
+
+std::string artifact_file_name(const VerdictRow& row) {
+  const std::string& kind = row.artifact->kind;
+  const std::string ext = kind == "shared_object" ? ".so" : kind == "ptx" ? ".ptx" : kind == "cubin" ? ".cubin" : ".bin";
+  return row.kernel + "." + row.target.kind + "_" + row.target.arch + ext;
+}
+
+int write_out_dir(const std::string& dir, const std::vector<VerdictRow>& rows) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) return report_error("cannot create '" + dir + "': " + ec.message(), kExitToolchain);
+  nlohmann::ordered_json entries = nlohmann::ordered_json::array();
+  for (const VerdictRow& row : rows) {
+    if (!row.artifact) continue;
+    const std::string name = artifact_file_name(row);
+    Status written = write_file_atomic(dir + "/" + name, row.artifact->bytes);
+    if (!written.ok()) return report(written.error());
+    nlohmann::ordered_json e;
+    e["kernel"] = row.kernel;
+    e["identity"] = row.identity;
+    e["target"] = row.target.str();
+    e["artifact"] = name;
+    e["artifact_kind"] = row.artifact->kind;
+    e["entry"] = row.artifact->entry;
+    e["sha256"] = sha256_hex(row.artifact->bytes.data(), row.artifact->bytes.size());
+    e["key"] = row.artifact->key;
+    e["toolchain"] = row.artifact->toolchain;
+    e["verdict"] = verdict_name(row.report.verdict);
+    e["reason"] = row.report.reason;
+    entries.push_back(e);
+  }
+  nlohmann::ordered_json manifest;
+  manifest["tesserac"] = TESSERAC_VERSION;
+  manifest["artifacts"] = entries;
+  Status written = write_file_atomic(dir + "/manifest.json", manifest.dump(2) + "\n");
+  return written.ok() ? kExitOk : report(written.error());
+}
+}  // namespace
+
+RunFn register_build(CLI::App& app) {
+  auto opts = std::make_shared<BuildOptions>();
+  CLI::App* sub = app.add_subcommand("build", "Compile specs for targets, run the oracle, write the artifacts");
+  sub->add_option("specs", opts->specs, "Spec files or directories of *.yaml specs")->required();
+  sub->add_option("-t,--target", opts->targets, "Targets (comma-separated or repeated); default: all");
+  sub->add_option("--out-dir", opts->out_dir, "Directory for the artifacts and manifest.json")->required();
+  sub->add_flag("--no-oracle", opts->no_oracle, "Do not run the oracle; verdicts are NOT_RUN (skipped by request)");
+  sub->add_option("--seed", opts->seed, "Oracle input seed");
+  return [opts]() -> int {
+    Expected<std::vector<TargetName>> targets = parse_target_list(opts->targets);
+    if (!targets) return report(targets.error());
+    DiagnosticEngine diag;
+    std::vector<KernelSpec> specs = load_specs(opts->specs, diag);
+    if (diag.has_errors()) {
+      std::cerr << diag.render();
+      return kExitInvalid;
+    }
+    std::vector<Job> jobs = plan_jobs(specs, *targets);
+    for (const Job& job : jobs)
+      if (!job.unsupported.empty())
+        return report_error("kernel '" + job.spec->name + "' cannot be built for " + job.target.str() + ": " +
+                                job.unsupported,
+                            kExitInvalid);
+    QualifyOptions q;
+    q.seed = opts->seed;
+    q.run_oracle = !opts->no_oracle;
+    q.keep_artifacts = true;
+    std::vector<VerdictRow> rows = qualify_jobs(jobs, q);
+    std::cout << render_verdict_table(rows);
+    for (const VerdictRow& r : rows) {
+      if (r.compile_failed) return report_error("build failed; nothing written", kExitToolchain);
+      if (r.report.verdict == Verdict::fail)
+        return report_error("oracle FAIL for " + r.kernel + " on " + r.target.str() + "; nothing written",
+                            kExitInvalid);
+    }
+    return write_out_dir(opts->out_dir, rows);
+  };
+}
+
+}  // namespace tsr::cli

@@ -1,0 +1,34 @@
+// The subcommand table: each subcommand registers its options on the app and
+// a run function. Everything the commands do lives in the libraries.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "support/error.h"
+
+namespace tsr::cli {
+
+// Exit codes (docs/cli.md): never renumber.
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitInvalid = 1;
+inline constexpr int kExitUsage = 2;
+inline constexpr int kExitToolchain = 3;
+
+using RunFn = std::function<int()>;
+
+// Each registers a subcommand on `app` and returns its run function, which
+// main() calls when that subcommand was chosen.
+RunFn register_emit(CLI::App& app);
+RunFn register_test(CLI::App& app);
+RunFn register_build(CLI::App& app);
+RunFn register_targets(CLI::App& app);
+
+// Shared helpers.
+int report_error(const std::string& message, int exit_code);
+int exit_code_for(const Error& error);
+int report(const Error& error);
+
+}  // namespace tsr::cli

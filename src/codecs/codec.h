@@ -1,0 +1,41 @@
+// A closed family codec (DESIGN.md §2): the schema of the family-specific
+// keys, their validation with source locations, and the canonical encoding.
+// Unknown keys and values are errors; semantic keys have no defaults.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "identity/canonical_writer.h"
+#include "spec/kernel_spec.h"
+#include "spec/yaml_reader.h"
+
+namespace tsr {
+
+class FamilyCodec {
+ public:
+  virtual ~FamilyCodec() = default;
+  virtual Family family() const = 0;
+  // Bumped whenever the meaning or the encoding of a family key changes.
+  virtual int version() const = 0;
+  // Keys this family adds to the common ones, in documentation order.
+  virtual std::vector<std::string> keys() const = 0;
+  // Reads the family keys of `spec_map` into `spec` (body, accumulate).
+  // Returns false when it reported an error.
+  virtual bool decode(const MapReader& spec_map, KernelSpec& spec) const = 0;
+  virtual void encode(const KernelSpec& spec, CanonicalWriter& out) const = 0;
+};
+
+// Keys every family accepts, in documentation order.
+const std::vector<std::string>& common_keys();
+
+const FamilyCodec* find_codec(Family family);
+std::optional<Family> family_from_name(const std::string& name);
+std::vector<std::string> family_names();
+
+// Shared decoding helpers used by the family codecs.
+std::optional<Dim> decode_shape_dim(const MapReader& shape, const std::string& key);
+bool decode_accumulate(const MapReader& spec_map, KernelSpec& spec);
+std::vector<std::string> unary_op_names();
+
+}  // namespace tsr

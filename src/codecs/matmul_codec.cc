@@ -1,0 +1,151 @@
+// matmul: C[M,N] = A·B with row/col operand layouts, f32 accumulation and an
+// ordered epilogue chain applied to the accumulator before the store.
+#include "codecs/family_codecs.h"
+
+namespace tsr {
+namespace {
+
+const char* epilogue_kind_name(EpilogueOp::Kind k) {
+  switch (k) {
+    case EpilogueOp::Kind::bias: return "bias";
+    case EpilogueOp::Kind::residual: return "residual";
+    case EpilogueOp::Kind::scale: return "scale";
+    case EpilogueOp::Kind::clamp: return "clamp";
+    case EpilogueOp::Kind::activation: return "activation";
+  }
+  return "?";
+}
+
+std::vector<std::string> allowed_epilogue() {
+  std::vector<std::string> names = {"bias", "residual", "scale", "clamp"};
+  for (const std::string& u : unary_op_names()) names.push_back(u);
+  return names;
+}
+
+class MatmulCodec final : public FamilyCodec {
+ public:
+  Family family() const override { return Family::matmul; }
+  int version() const override { return 1; }
+  std::vector<std::string> keys() const override { return {"accumulate", "shape", "layout", "epilogue"}; }
+
+  bool decode(const MapReader& m, KernelSpec& spec) const override {
+    const size_t errors_before = m.diag().error_count();
+    decode_accumulate(m, spec);
+    MatmulSpec body;
+    if (YAML::Node shape = m.require("shape"); shape.IsDefined()) {
+      if (!shape.IsMap()) {
+        m.error(shape, std::string("expected a map for 'shape', got ") + node_kind(shape));
+      } else {
+        MapReader s(shape, m.file(), "matmul shape", m.diag());
+        s.check_keys({"M", "N", "K"});
+        if (auto d = decode_shape_dim(s, "M")) body.m = *d;
+        if (auto d = decode_shape_dim(s, "N")) body.n = *d;
+        if (auto d = decode_shape_dim(s, "K")) body.k = *d;
+      }
+    }
+    if (YAML::Node layout = m.require("layout"); layout.IsDefined()) {
+      if (!layout.IsMap()) {
+        m.error(layout, std::string("expected a map for 'layout', got ") + node_kind(layout));
+      } else {
+        MapReader l(layout, m.file(), "matmul layout", m.diag());
+        l.check_keys({"a", "b"});
+        if (auto a = l.required_enum("a", {"row", "col"})) body.a = *a == "row" ? Layout::row : Layout::col;
+        if (auto b = l.required_enum("b", {"row", "col"})) body.b = *b == "row" ? Layout::row : Layout::col;
+      }
+    }
+    if (m.has("epilogue")) decode_epilogue(m, m.get("epilogue"), body);
+    spec.body = body;
+    return m.diag().error_count() == errors_before;
+  }
+
+  void encode(const KernelSpec& spec, CanonicalWriter& out) const override {
+    const MatmulSpec& mm = spec.matmul();
+    out.field("accumulate");
+    out.str(dtype_name(*spec.accumulate));
+    out.field("M"); out.dim(mm.m);
+    out.field("N"); out.dim(mm.n);
+    out.field("K"); out.dim(mm.k);
+    out.field("layout.a"); out.str(layout_name(mm.a));
+    out.field("layout.b"); out.str(layout_name(mm.b));
+    out.field("epilogue");
+    out.list_size(mm.epilogue.size());
+    for (const EpilogueOp& e : mm.epilogue) {
+      out.str(epilogue_kind_name(e.kind));
+      if (e.kind == EpilogueOp::Kind::activation) out.str(op_name(e.activation));
+      if (e.kind == EpilogueOp::Kind::scale) out.f64(e.scale);
+      if (e.kind == EpilogueOp::Kind::clamp) { out.f64(e.lo); out.f64(e.hi); }
+    }
+  }
+
+ private:
+  static void decode_epilogue(const MapReader& m, const YAML::Node& list, MatmulSpec& body) {
+    if (!list.IsSequence()) {
+      m.error(list, std::string("expected a list for 'epilogue', got ") + node_kind(list));
+      return;
+    }
+    const std::string allowed = join(allowed_epilogue());
+    for (const YAML::Node& item : list) {
+      EpilogueOp op;
+      if (item.IsScalar()) {
+        const std::string& name = item.Scalar();
+        if (name == "bias") op.kind = EpilogueOp::Kind::bias;
+        else if (name == "residual") op.kind = EpilogueOp::Kind::residual;
+        else if (name == "scale" || name == "clamp") {
+          m.error(item, "epilogue op '" + name + "' needs a value (write '- " + name +
+                            (name == "scale" ? ": 0.5'" : ": {min: -1, max: 1}'") + ")");
+          continue;
+        } else if (std::optional<Op> u = op_from_name(name); u && !op_is_binary(*u)) {
+          op.kind = EpilogueOp::Kind::activation;
+          op.activation = *u;
+        } else {
+          m.error(item, "unknown epilogue op '" + name + "' (allowed: " + allowed + ")");
+          continue;
+        }
+      } else if (item.IsMap() && item.size() == 1) {
+        const YAML::Node key = item.begin()->first;
+        const YAML::Node value = item.begin()->second;
+        const std::string name = key.IsScalar() ? key.Scalar() : "";
+        if (name == "scale") {
+          std::optional<std::string> s = m.scalar(value, "scale");
+          if (!s) continue;
+          std::optional<double> v = parse_finite_double(*s);
+          if (!v) { m.error(value, "expected a finite number for 'scale', got '" + *s + "'"); continue; }
+          op.kind = EpilogueOp::Kind::scale;
+          op.scale = *v;
+        } else if (name == "clamp") {
+          if (!value.IsMap()) {
+            m.error(value, std::string("expected a map {min, max} for 'clamp', got ") + node_kind(value));
+            continue;
+          }
+          MapReader c(value, m.file(), "clamp", m.diag());
+          c.check_keys({"min", "max"});
+          std::optional<double> lo = c.number("min", true), hi = c.number("max", true);
+          if (!lo || !hi) continue;
+          if (*lo > *hi) { m.error(value, "clamp min " + *c.scalar(c.get("min"), "min") + " is greater than max " + *c.scalar(c.get("max"), "max")); continue; }
+          op.kind = EpilogueOp::Kind::clamp;
+          op.lo = *lo;
+          op.hi = *hi;
+        } else {
+          m.error(key, "unknown epilogue op '" + name + "' (allowed: " + allowed + ")");
+          continue;
+        }
+      } else {
+        m.error(item, std::string("expected an epilogue op name or a one-key map, got ") + node_kind(item));
+        continue;
+      }
+      if ((op.kind == EpilogueOp::Kind::bias && body.has_bias()) ||
+          (op.kind == EpilogueOp::Kind::residual && body.has_residual())) {
+        m.error(item, std::string("epilogue op '") + epilogue_kind_name(op.kind) +
+                          "' may appear only once (it names one ABI input)");
+        continue;
+      }
+      body.epilogue.push_back(op);
+    }
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<FamilyCodec> make_matmul_codec() { return std::make_unique<MatmulCodec>(); }
+
+}  // namespace tsr

@@ -1,0 +1,113 @@
+#include "driver/qualify.h"
+
+#include <cstdio>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "driver/compile.h"
+#include "identity/identity.h"
+#include "targets/registry.h"
+
+namespace tsr {
+
+std::vector<VerdictRow> qualify_jobs(const std::vector<Job>& jobs, const QualifyOptions& options) {
+  std::vector<VerdictRow> rows;
+  for (const Job& job : jobs) {
+    VerdictRow row;
+    row.kernel = job.spec->name;
+    row.identity = kernel_identity(*job.spec);
+    row.target = job.target;
+    if (!job.unsupported.empty()) {
+      row.report = not_run("target does not support this kernel: " + job.unsupported, *job.spec, options.seed);
+      rows.push_back(std::move(row));
+      continue;
+    }
+    const Target* target = find_target(job.target.kind);
+    Expected<Artifact> artifact = compile_for_target(*job.spec, job.target);
+    if (!artifact) {
+      const bool unavailable = artifact.error().message().rfind("target unavailable:", 0) == 0;
+      row.compile_failed = !unavailable;
+      if (!unavailable) std::cerr << "tesserac: error: " << artifact.error().message() << "\n";
+      row.report = not_run(unavailable ? artifact.error().message() : "compile failed (see error above)", *job.spec,
+                           options.seed);
+      rows.push_back(std::move(row));
+      continue;
+    }
+    if (options.run_oracle) {
+      OracleOptions oracle_options;
+      oracle_options.seed = options.seed;
+      row.report = run_oracle(*job.spec, *target, *artifact, oracle_options);
+    } else {
+      row.report = not_run("skipped by request (--no-oracle)", *job.spec, options.seed);
+    }
+    if (options.keep_artifacts) row.artifact = std::move(*artifact);
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+namespace {
+std::string num(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3g", v);
+  return buf;
+}
+}  // namespace
+
+std::string render_verdict_table(const std::vector<VerdictRow>& rows) {
+  size_t kw = 6, tw = 6;
+  for (const VerdictRow& r : rows) {
+    kw = std::max(kw, r.kernel.size());
+    tw = std::max(tw, r.target.str().size());
+  }
+  char line[1024];
+  std::string out;
+  std::snprintf(line, sizeof line, "%-*s  %-*s  %-7s  %-9s  %-9s  %-17s  %s\n", static_cast<int>(kw), "KERNEL",
+                static_cast<int>(tw), "TARGET", "VERDICT", "MAX_ABS", "MAX_REL", "BUDGET atol/rtol", "DETAIL");
+  out += line;
+  int pass = 0, fail = 0, not_run_count = 0;
+  for (const VerdictRow& r : rows) {
+    const OracleReport& rep = r.report;
+    const bool ran = rep.verdict != Verdict::not_run;
+    std::string detail = rep.verdict == Verdict::pass
+                             ? "seed=" + std::to_string(rep.seed) + " trials=" + std::to_string(rep.trials) +
+                                   (rep.determinism_checked ? " rerun=bit-identical" : "")
+                             : rep.reason;
+    std::snprintf(line, sizeof line, "%-*s  %-*s  %-7s  %-9s  %-9s  %-17s  %s\n", static_cast<int>(kw),
+                  r.kernel.c_str(), static_cast<int>(tw), r.target.str().c_str(), verdict_name(rep.verdict),
+                  ran ? num(rep.max_abs_err).c_str() : "-", ran ? num(rep.max_rel_err).c_str() : "-",
+                  (num(rep.budget.atol) + "/" + num(rep.budget.rtol)).c_str(), detail.c_str());
+    out += line;
+    pass += rep.verdict == Verdict::pass;
+    fail += rep.verdict == Verdict::fail;
+    not_run_count += rep.verdict == Verdict::not_run;
+  }
+  out += std::to_string(pass) + " passed, " + std::to_string(fail) + " failed, " + std::to_string(not_run_count) +
+         " not run\n";
+  return out;
+}
+
+std::string render_verdict_json(const std::vector<VerdictRow>& rows) {
+  nlohmann::ordered_json results = nlohmann::ordered_json::array();
+  for (const VerdictRow& r : rows) {
+    nlohmann::ordered_json j;
+    j["kernel"] = r.kernel;
+    j["identity"] = r.identity;
+    j["target"] = r.target.str();
+    j["verdict"] = verdict_name(r.report.verdict);
+    j["max_abs_err"] = r.report.max_abs_err;
+    j["max_rel_err"] = r.report.max_rel_err;
+    j["budget_atol"] = r.report.budget.atol;
+    j["budget_rtol"] = r.report.budget.rtol;
+    j["seed"] = r.report.seed;
+    j["trials"] = r.report.trials;
+    j["determinism_checked"] = r.report.determinism_checked;
+    j["reason"] = r.report.reason;
+    results.push_back(j);
+  }
+  nlohmann::ordered_json doc;
+  doc["results"] = results;
+  return doc.dump(2) + "\n";
+}
+
+}  // namespace tsr

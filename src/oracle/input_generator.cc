@@ -1,0 +1,123 @@
+#include "oracle/input_generator.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "spec/abi.h"
+#include "support/half.h"
+
+namespace tsr {
+
+const char* distribution_name(Distribution d) {
+  switch (d) {
+    case Distribution::uniform: return "uniform";
+    case Distribution::normal: return "normal";
+    case Distribution::large: return "large";
+    case Distribution::tiny: return "tiny";
+  }
+  return "?";
+}
+
+const std::vector<Distribution>& all_distributions() {
+  static const std::vector<Distribution> all = {Distribution::uniform, Distribution::normal, Distribution::large,
+                                                Distribution::tiny};
+  return all;
+}
+
+uint64_t Rng::next() {
+  uint64_t z = (state_ += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+double Rng::uniform01() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
+
+double Rng::normal() {
+  const double u1 = 1.0 - uniform01();   // (0, 1]
+  const double u2 = uniform01();
+  return std::sqrt(-2.0 * std::log(u1)) * std::cos(6.283185307179586 * u2);
+}
+
+namespace {
+
+double dtype_max(DType t) { return t == DType::f16 ? 65504.0 : 3.0e38; }
+
+bool needs_non_negative(const KernelSpec& spec) {
+  if (spec.family != Family::elementwise) return false;
+  for (Op op : spec.elementwise().ops)
+    if (op == Op::sqrt || op == Op::rsqrt) return true;
+  return false;
+}
+
+// Largest magnitude for the "large" distribution that keeps a correct
+// result representable: a matmul sums K products, so the headroom shrinks.
+double large_scale(const KernelSpec& spec, const std::map<std::string, int64_t>& scalars) {
+  if (spec.family != Family::matmul) return std::min(1024.0, std::sqrt(dtype_max(spec.dtype)) / 4);
+  const Dim& k = spec.matmul().k;
+  const double kk = static_cast<double>(k.is_static() ? k.value : std::max<int64_t>(1, scalars.at(k.name)));
+  return std::min(64.0, std::sqrt(dtype_max(spec.dtype) / (16.0 * kk)));
+}
+
+}  // namespace
+
+std::vector<double> generate_values(const KernelSpec& spec, const std::string& binding, int64_t count,
+                                    Distribution dist, const std::map<std::string, int64_t>& scalars, Rng& rng) {
+  std::vector<double> v(static_cast<size_t>(count));
+  const bool non_negative = needs_non_negative(spec);
+  // A matmul with large operands of mixed sign cancels to results far below
+  // the rounding error of its partial sums; positive operands keep every
+  // element's relative error meaningful.
+  const bool positive_large = spec.family == Family::matmul && binding != "bias" && binding != "residual";
+  const double scale = large_scale(spec, scalars);
+  // Small enough to exercise tiny magnitudes, large enough that products of
+  // two stay normal in the f32 registers every kernel computes in.
+  const double tiny = spec.dtype == DType::f16 ? 0x1.0p-12 : 0x1.0p-60;
+  for (double& x : v) {
+    double sign = (rng.next() & 1) ? -1.0 : 1.0;
+    switch (dist) {
+      case Distribution::uniform: x = 2.0 * rng.uniform01() - 1.0; break;
+      case Distribution::normal: x = rng.normal(); break;
+      case Distribution::large:
+        if (positive_large) sign = 1.0;
+        x = sign * scale * (0.5 + 0.5 * rng.uniform01());
+        break;
+      case Distribution::tiny: x = sign * tiny * (1.0 + rng.uniform01()); break;
+    }
+    if (non_negative) x = std::fabs(x);
+    x = round_to_storage(x, spec.dtype);
+  }
+  return v;
+}
+
+std::map<std::string, int64_t> trial_scalars(const KernelSpec& spec, int trial) {
+  // Sizes that are not multiples of any vector width or tile, plus 1.
+  static const int64_t elementwise_sizes[] = {100003, 4099, 1, 777};
+  static const int64_t matmul_sizes[] = {97, 130, 1, 67, 33};
+  static const int64_t row_sizes[] = {37, 9, 1, 5};
+  static const int64_t col_sizes[] = {1000, 4099, 1, 33};
+  std::map<std::string, int64_t> values;
+  const int t = trial % 4;
+  int index = 0;
+  auto assign = [&](const Dim& d, const int64_t* table, int table_size) {
+    if (d.is_static() || values.count(d.name)) return;
+    values[d.name] = table[(t + index++) % table_size];
+  };
+  switch (spec.family) {
+    case Family::elementwise: assign(spec.elementwise().n, elementwise_sizes, 4); break;
+    case Family::matmul:
+      assign(spec.matmul().m, matmul_sizes, 5);
+      assign(spec.matmul().n, matmul_sizes, 5);
+      assign(spec.matmul().k, matmul_sizes, 5);
+      break;
+    case Family::rowwise:
+      assign(spec.rowwise().rows, row_sizes, 4);
+      index = 0;
+      assign(spec.rowwise().cols, col_sizes, 4);
+      break;
+    case Family::attention: break;
+  }
+  return values;
+}
+
+}  // namespace tsr

@@ -1,0 +1,41 @@
+// The oracle differential test (DESIGN.md §4): run a compiled kernel on a
+// present device against the reference over several seeded distributions,
+// check bit-identical reruns for deterministic kernels, and return a verdict.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "oracle/budget.h"
+#include "targets/target.h"
+
+namespace tsr {
+
+enum class Verdict { pass, fail, not_run };
+const char* verdict_name(Verdict v);   // PASS, FAIL, NOT_RUN
+
+struct OracleReport {
+  Verdict verdict = Verdict::not_run;
+  std::string reason;        // NOT_RUN: why; FAIL: trial, index, values
+  double max_abs_err = 0.0;
+  double max_rel_err = 0.0;
+  Budget budget;
+  uint64_t seed = 0;
+  int trials = 0;
+  bool determinism_checked = false;
+};
+
+struct OracleOptions {
+  uint64_t seed = 0x7e55e7ac;   // printed and stored with every verdict
+  // Test hook: corrupts the launch outputs after the kernel ran (mutation tests).
+  std::function<void(LaunchArgs&)> corrupt_outputs;
+};
+
+OracleReport run_oracle(const KernelSpec& spec, const Target& target, const Artifact& artifact,
+                        const OracleOptions& options = {});
+
+// A report for a target that could not run (no device, no toolchain, ...).
+OracleReport not_run(std::string reason, const KernelSpec& spec, uint64_t seed);
+
+}  // namespace tsr

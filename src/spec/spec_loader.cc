@@ -1,0 +1,215 @@
+#include "spec/spec_loader.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "codecs/codec.h"
+#include "spec/yaml_reader.h"
+#include "targets/registry.h"
+
+namespace tsr {
+namespace {
+
+namespace fs = std::filesystem;
+
+void decode_accuracy(const MapReader& m, KernelSpec& spec) {
+  YAML::Node node = m.require("accuracy");
+  if (!node.IsDefined()) return;
+  if (!node.IsMap()) {
+    m.error(node, std::string("expected a map for 'accuracy', got ") + node_kind(node));
+    return;
+  }
+  MapReader a(node, m.file(), "'accuracy'", m.diag());
+  a.check_keys({"kind", "atol", "rtol"});
+  std::optional<std::string> kind = a.required_enum("kind", {"reference_exact", "tolerance_bounded"});
+  if (!kind) return;
+  if (*kind == "reference_exact") {
+    spec.accuracy.kind = Accuracy::Kind::reference_exact;
+    a.reject_if_present("atol", "does not apply to reference_exact (it uses the oracle's default budget for the dtype)");
+    a.reject_if_present("rtol", "does not apply to reference_exact (it uses the oracle's default budget for the dtype)");
+    return;
+  }
+  spec.accuracy.kind = Accuracy::Kind::tolerance_bounded;
+  spec.accuracy.atol = a.number("atol", true);
+  spec.accuracy.rtol = a.number("rtol", true);
+  for (const char* key : {"atol", "rtol"}) {
+    std::optional<double> v = std::string(key) == "atol" ? spec.accuracy.atol : spec.accuracy.rtol;
+    if (v && *v < 0.0) a.error(a.get(key), std::string("'") + key + "' must not be negative");
+  }
+}
+
+void decode_targets(const MapReader& m, KernelSpec& spec) {
+  if (!m.has("targets")) return;
+  YAML::Node list = m.get("targets");
+  if (!list.IsSequence()) {
+    m.error(list, std::string("expected a list for 'targets', got ") + node_kind(list));
+    return;
+  }
+  std::vector<std::string> known;
+  for (const TargetName& t : all_target_names()) known.push_back(t.str());
+  for (const YAML::Node& item : list) {
+    std::optional<std::string> text = m.scalar(item, "targets");
+    if (!text) continue;
+    std::optional<TargetName> name = parse_target_name(*text);
+    const Target* target = name ? find_target(name->kind) : nullptr;
+    const bool known_arch = target && std::count(target->archs().begin(), target->archs().end(), name->arch);
+    if (!known_arch) {
+      m.error(item, "unknown target '" + *text + "' (known: " + join(known) + ")");
+      continue;
+    }
+    if (std::find(spec.targets.begin(), spec.targets.end(), *text) != spec.targets.end()) {
+      m.error(item, "target '" + *text + "' is listed twice");
+      continue;
+    }
+    spec.targets.push_back(*text);
+  }
+}
+
+// Target support is checked after the family body decoded: it needs the body.
+void check_target_support(const MapReader& m, const KernelSpec& spec) {
+  if (!m.has("targets") || !m.get("targets").IsSequence()) return;
+  for (const YAML::Node& item : m.get("targets")) {
+    if (!item.IsScalar()) continue;
+    std::optional<TargetName> name = parse_target_name(item.Scalar());
+    const Target* target = name ? find_target(name->kind) : nullptr;
+    if (!target) continue;
+    std::string why = target->unsupported_reason(spec, name->arch);
+    if (!why.empty()) m.error(item, "target '" + item.Scalar() + "' cannot build this kernel: " + why);
+  }
+}
+
+std::optional<KernelSpec> decode_root(const YAML::Node& root, const std::string& file, DiagnosticEngine& diag) {
+  if (!root.IsMap()) {
+    diag.error(location_of(file, root).line ? location_of(file, root) : SourceLocation{file, 1, 1},
+               std::string("expected a map at the top of the spec, got ") + node_kind(root));
+    return std::nullopt;
+  }
+  const size_t errors_before = diag.error_count();
+  MapReader m(root, file, "spec", diag);
+  KernelSpec spec;
+  spec.location = m.location();
+
+  if (std::optional<int64_t> version = m.required_int("tesserac")) {
+    if (*version != 1)
+      m.error(m.get("tesserac"), "unsupported spec format version " + std::to_string(*version) +
+                                     " (this tesserac reads version 1)");
+  }
+  if (std::optional<std::string> name = m.required_string("kernel")) {
+    if (!is_c_identifier(*name)) m.error(m.get("kernel"), "kernel name '" + *name + "' is not a C identifier");
+    spec.name = *name;
+    spec.location = location_of(file, m.get("kernel"));
+  }
+  if (std::optional<std::string> dt = m.required_enum("dtype", {"f32", "f16", "bf16"})) spec.dtype = *dtype_from_name(*dt);
+  decode_accuracy(m, spec);
+  if (auto det = m.required_enum("determinism", {"deterministic", "nondeterministic_allowed"}))
+    spec.determinism = *det == "deterministic" ? Determinism::deterministic : Determinism::nondeterministic_allowed;
+  decode_targets(m, spec);
+
+  const FamilyCodec* codec = nullptr;
+  if (std::optional<std::string> fam = m.required_enum("family", family_names())) {
+    spec.family = *family_from_name(*fam);
+    codec = find_codec(spec.family);
+    if (!codec) m.error(m.get("family"), "family '" + *fam + "' has no codec in this tesserac yet (available: elementwise, matmul, rowwise)");
+  }
+  std::vector<std::string> allowed = common_keys();
+  if (codec) {
+    for (const std::string& k : codec->keys()) allowed.push_back(k);
+    // accumulate gets a specific message from the elementwise codec.
+    std::vector<std::string> check = allowed;
+    if (spec.family == Family::elementwise) check.push_back("accumulate");
+    m.check_keys(check);
+    const bool body_ok = codec->decode(m, spec);
+    if (body_ok && diag.error_count() == errors_before) check_target_support(m, spec);
+  }
+  if (diag.error_count() != errors_before) return std::nullopt;
+  return spec;
+}
+
+std::optional<std::string> read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return std::nullopt;
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+}  // namespace
+
+std::optional<KernelSpec> decode_spec(const std::string& text, const std::string& file, DiagnosticEngine& diag) {
+  diag.add_source(file, text);
+  if (text.find('\0') != std::string::npos) {
+    diag.error(SourceLocation{file, 1, 1}, "spec file contains a NUL byte (expected YAML text)");
+    return std::nullopt;
+  }
+  std::vector<YAML::Node> docs;
+  try {
+    docs = YAML::LoadAll(text);
+  } catch (const YAML::ParserException& e) {
+    diag.error(SourceLocation{file, e.mark.line + 1, e.mark.column + 1}, "invalid YAML: " + e.msg);
+    return std::nullopt;
+  } catch (const std::exception& e) {
+    diag.error(SourceLocation{file, 1, 1}, std::string("invalid YAML: ") + e.what());
+    return std::nullopt;
+  }
+  if (docs.size() != 1) {
+    diag.error(SourceLocation{file, docs.empty() ? 1 : location_of(file, docs[1]).line, 1},
+               "a spec file holds exactly one YAML document, found " + std::to_string(docs.size()));
+    return std::nullopt;
+  }
+  try {
+    return decode_root(docs[0], file, diag);
+  } catch (const std::exception& e) {
+    diag.error(SourceLocation{file, 1, 1}, std::string("invalid spec: ") + e.what());
+    return std::nullopt;
+  }
+}
+
+std::vector<std::string> expand_spec_paths(const std::vector<std::string>& paths, DiagnosticEngine& diag) {
+  std::vector<std::string> files;
+  for (const std::string& p : paths) {
+    std::error_code ec;
+    if (fs::is_directory(p, ec)) {
+      std::vector<std::string> found;
+      for (const fs::directory_entry& e : fs::directory_iterator(p, ec)) {
+        const std::string ext = e.path().extension().string();
+        if (e.is_regular_file() && (ext == ".yaml" || ext == ".yml")) found.push_back(e.path().string());
+      }
+      std::sort(found.begin(), found.end());
+      if (found.empty()) diag.error(SourceLocation{p, 0, 0}, "directory contains no *.yaml or *.yml spec");
+      files.insert(files.end(), found.begin(), found.end());
+    } else if (fs::exists(p, ec)) {
+      files.push_back(p);
+    } else {
+      diag.error(SourceLocation{p, 0, 0}, "no such file or directory");
+    }
+  }
+  return files;
+}
+
+std::vector<KernelSpec> load_specs(const std::vector<std::string>& paths, DiagnosticEngine& diag) {
+  std::vector<KernelSpec> specs;
+  std::map<std::string, SourceLocation> first_definition;
+  for (const std::string& file : expand_spec_paths(paths, diag)) {
+    std::optional<std::string> text = read_file(file);
+    if (!text) {
+      diag.error(SourceLocation{file, 0, 0}, "cannot read file");
+      continue;
+    }
+    std::optional<KernelSpec> spec = decode_spec(*text, file, diag);
+    if (!spec) continue;
+    auto [it, inserted] = first_definition.emplace(spec->name, spec->location);
+    if (!inserted) {
+      const SourceLocation& first = it->second;
+      diag.error(spec->location, "duplicate kernel name '" + spec->name + "' (first defined at " + first.file + ":" +
+                                     std::to_string(first.line) + ":" + std::to_string(first.column) + ")");
+      continue;
+    }
+    specs.push_back(std::move(*spec));
+  }
+  return specs;
+}
+
+}  // namespace tsr

@@ -1,0 +1,196 @@
+// Shared pieces of the CUDA C++ emitters (CUDA C++ Programming Guide; PTX ISA
+// for cvt.rn.{f16,bf16}.f32).
+#include "targets/cuda/cuda_emit_common.h"
+
+#include <cmath>
+#include <cstdio>
+
+#include "spec/abi.h"
+
+namespace tsr::cuda {
+
+std::string LaunchPlan::block_text() const {
+  return std::to_string(block_x) + "," + std::to_string(block_y) + "," + std::to_string(block_z);
+}
+
+std::string LaunchPlan::grid_text() const { return grid_x + "," + grid_y + "," + grid_z; }
+
+int vector_width(DType t) { return 16 / dtype_size(t); }
+
+std::string buffer_param(const std::string& abi_name) { return "p_" + abi_name; }
+std::string scalar_param(const std::string& abi_name) { return "s_" + abi_name; }
+
+std::string dim_expr(const Dim& d) {
+  if (d.is_static()) return "((long long)" + std::to_string(d.value) + ")";
+  return scalar_param(d.name);
+}
+
+std::string grid_cdiv(const Dim& d, int64_t per_block) {
+  if (d.is_static()) return std::to_string((d.value + per_block - 1) / per_block);
+  if (per_block == 1) return d.name;
+  return "cdiv(" + d.name + "," + std::to_string(per_block) + ")";
+}
+
+std::string float_literal(double v) {
+  const float f = static_cast<float>(v);
+  if (std::isinf(f)) return f > 0 ? "__int_as_float(0x7f800000)" : "__int_as_float(0xff800000)";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.9g", static_cast<double>(f));
+  std::string s = buf;
+  if (s.find_first_of(".e") == std::string::npos) s += ".0";
+  return s + "f";
+}
+
+std::string unary_expr(Op op, const std::string& v) {
+  switch (op) {
+    case Op::relu: return "(" + v + " > 0.0f ? " + v + " : 0.0f)";
+    case Op::gelu_tanh:
+      return "(0.5f * " + v + " * (1.0f + tanhf(0.7978845608f * (" + v + " + 0.044715f * " + v + " * " + v +
+             " * " + v + "))))";
+    case Op::gelu_erf: return "(0.5f * " + v + " * (1.0f + erff(" + v + " * 0.70710678118654752f)))";
+    case Op::silu: return "(" + v + " / (1.0f + expf(-" + v + ")))";
+    case Op::sigmoid: return "(1.0f / (1.0f + expf(-" + v + ")))";
+    case Op::tanh: return "tanhf(" + v + ")";
+    case Op::exp: return "expf(" + v + ")";
+    case Op::neg: return "(-" + v + ")";
+    case Op::abs: return "fabsf(" + v + ")";
+    case Op::sqrt: return "sqrtf(" + v + ")";
+    // 1/sqrtf is correctly rounded twice; rsqrtf is a 2-ulp approximation.
+    case Op::rsqrt: return "(1.0f / sqrtf(" + v + "))";
+    default: break;
+  }
+  return v;   // binary ops never reach here (asserted by callers)
+}
+
+std::string binary_expr(Op op, const std::string& a, const std::string& b) {
+  switch (op) {
+    case Op::add: return "(" + a + " + " + b + ")";
+    case Op::sub: return "(" + a + " - " + b + ")";
+    case Op::mul: return "(" + a + " * " + b + ")";
+    case Op::div: return "(" + a + " / " + b + ")";
+    case Op::max: return "fmaxf(" + a + ", " + b + ")";
+    case Op::min: return "fminf(" + a + ", " + b + ")";
+    default: break;
+  }
+  return a;
+}
+
+std::string kernel_signature(const KernelSpec& spec, int max_threads) {
+  const KernelAbi abi = kernel_abi(spec);
+  std::string s = "extern \"C\" __global__ void __launch_bounds__(" + std::to_string(max_threads) + ")\n" +
+                  spec.name + "(";
+  bool first = true;
+  for (const Binding& b : abi.bindings) {
+    s += first ? "" : ",\n    ";
+    first = false;
+    if (b.role == Role::input) s += "const tsr_t* __restrict__ " + buffer_param(b.name);
+    else if (b.role == Role::output) s += "tsr_t* __restrict__ " + buffer_param(b.name);
+    else s += "long long " + scalar_param(b.name);
+  }
+  return s + ")";
+}
+
+namespace {
+
+const char* kConversions16 = R"(// 16-bit storage: conversions are single PTX cvt instructions (round to nearest even).
+typedef unsigned short tsr_t;
+#define TSR_VEC 8
+)";
+
+const char* kF16 = R"(__device__ __forceinline__ float tsr_to_f32(tsr_t h) {
+  float f; asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h)); return f;
+}
+__device__ __forceinline__ tsr_t tsr_from_f32(float f) {
+  tsr_t h; asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f)); return h;
+}
+)";
+
+const char* kBf16 = R"(__device__ __forceinline__ float tsr_to_f32(tsr_t h) {
+  return __uint_as_float(((unsigned)h) << 16);
+}
+__device__ __forceinline__ tsr_t tsr_from_f32(float f) {
+  tsr_t h; asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(h) : "f"(f)); return h;
+}
+)";
+
+const char* kF32 = R"(typedef float tsr_t;
+#define TSR_VEC 4
+__device__ __forceinline__ float tsr_to_f32(tsr_t v) { return v; }
+__device__ __forceinline__ tsr_t tsr_from_f32(float f) { return f; }
+)";
+
+const char* kVector16 = R"(__device__ __forceinline__ void tsr_ld_vec(const tsr_t* p, long long vi, float* out) {
+  const tsr_v16 r = reinterpret_cast<const tsr_v16*>(p)[vi];
+  const unsigned w[4] = {r.x, r.y, r.z, r.w};
+#pragma unroll
+  for (int j = 0; j < 4; ++j) {
+    out[2 * j] = tsr_to_f32((tsr_t)(w[j] & 0xffffu));
+    out[2 * j + 1] = tsr_to_f32((tsr_t)(w[j] >> 16));
+  }
+}
+__device__ __forceinline__ void tsr_st_vec(tsr_t* p, long long vi, const float* in) {
+  unsigned w[4];
+#pragma unroll
+  for (int j = 0; j < 4; ++j)
+    w[j] = (unsigned)tsr_from_f32(in[2 * j]) | ((unsigned)tsr_from_f32(in[2 * j + 1]) << 16);
+  tsr_v16 r; r.x = w[0]; r.y = w[1]; r.z = w[2]; r.w = w[3];
+  reinterpret_cast<tsr_v16*>(p)[vi] = r;
+}
+)";
+
+const char* kVector32 = R"(__device__ __forceinline__ void tsr_ld_vec(const tsr_t* p, long long vi, float* out) {
+  const tsr_v16 r = reinterpret_cast<const tsr_v16*>(p)[vi];
+  out[0] = __uint_as_float(r.x); out[1] = __uint_as_float(r.y);
+  out[2] = __uint_as_float(r.z); out[3] = __uint_as_float(r.w);
+}
+__device__ __forceinline__ void tsr_st_vec(tsr_t* p, long long vi, const float* in) {
+  tsr_v16 r;
+  r.x = __float_as_uint(in[0]); r.y = __float_as_uint(in[1]);
+  r.z = __float_as_uint(in[2]); r.w = __float_as_uint(in[3]);
+  reinterpret_cast<tsr_v16*>(p)[vi] = r;
+}
+)";
+
+const char* kCommon = R"(struct alignas(16) tsr_v16 { unsigned x, y, z, w; };
+__device__ __forceinline__ float tsr_ld(const tsr_t* p, long long i) { return tsr_to_f32(p[i]); }
+__device__ __forceinline__ void tsr_st(tsr_t* p, long long i, float v) { p[i] = tsr_from_f32(v); }
+__device__ __forceinline__ bool tsr_aligned16(const void* p) {
+  return (reinterpret_cast<unsigned long long>(p) & 15ull) == 0;
+}
+)";
+
+const char* kReductions = R"(// Block reductions in a fixed order, so results are bit-reproducible.
+__device__ __forceinline__ float tsr_warp_sum(float v) {
+#pragma unroll
+  for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
+  return v;
+}
+__device__ __forceinline__ float tsr_block_sum(float v, float* red) {
+  v = tsr_warp_sum(v);
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nwarps = (blockDim.x + 31) >> 5;
+  __syncthreads();   // red may still be read by a previous reduction
+  if (lane == 0) red[warp] = v;
+  __syncthreads();
+  return tsr_warp_sum(lane < nwarps ? red[lane] : 0.0f);
+}
+)";
+
+}  // namespace
+
+std::string prelude(const KernelSpec& spec) {
+  std::string s = "// Generated by tesserac for the cuda target: kernel '" + spec.name + "', family " +
+                  family_name(spec.family) + ", storage " + dtype_name(spec.dtype) + ".\n" +
+                  "// Arithmetic is f32; every store rounds to the storage dtype (nearest even).\n" +
+                  "// Self-contained: no toolkit header is included.\n\n";
+  switch (spec.dtype) {
+    case DType::f32: s += kF32; break;
+    case DType::f16: s += kConversions16; s += kF16; break;
+    case DType::bf16: s += kConversions16; s += kBf16; break;
+  }
+  s += kCommon;
+  s += spec.dtype == DType::f32 ? kVector32 : kVector16;
+  if (spec.family == Family::rowwise) s += kReductions;
+  return s + "\n";
+}
+
+}  // namespace tsr::cuda

@@ -1,0 +1,56 @@
+// Shared pieces of the CUDA C++ emitters (CUDA C++ Programming Guide; PTX ISA
+// 8.x for the inline cvt/ldmatrix/mma/cp.async instructions). The emitted
+// source includes no toolkit header, so NVRTC needs no include path.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "spec/kernel_spec.h"
+
+namespace tsr::cuda {
+
+// Launch geometry recorded in Artifact.metadata (docs/targets-cuda.md).
+// Each grid component is `INT`, `NAME` or `cdiv(INT_OR_NAME,INT)`.
+struct LaunchPlan {
+  int block_x = 1, block_y = 1, block_z = 1;
+  std::string grid_x = "1", grid_y = "1", grid_z = "1";
+  int64_t shared_bytes = 0;   // dynamic shared memory
+  std::string block_text() const;
+  std::string grid_text() const;
+};
+
+// Deterministic source plus the geometry it was written for.
+struct EmittedKernel {
+  std::string source;
+  LaunchPlan plan;
+};
+
+// Header comment, dtype typedefs, conversions, loads/stores and reductions.
+std::string prelude(const KernelSpec& spec);
+
+// "p_<name>" for buffers, "s_<name>" for scalars, so spec names never collide
+// with locals of the emitted code.
+std::string buffer_param(const std::string& abi_name);
+std::string scalar_param(const std::string& abi_name);
+
+// The full `extern "C" __global__` signature in ABI order.
+std::string kernel_signature(const KernelSpec& spec, int max_threads);
+
+// A Dim as a `long long` expression of the kernel parameters.
+std::string dim_expr(const Dim& d);
+
+// Grid component for cdiv(d, per_block) in the metadata grammar.
+std::string grid_cdiv(const Dim& d, int64_t per_block);
+
+// f32 expressions of the closed op table on f32 operands.
+std::string unary_expr(Op op, const std::string& v);
+std::string binary_expr(Op op, const std::string& a, const std::string& b);
+
+// A float literal that round-trips the value through f32.
+std::string float_literal(double v);
+
+// Elements per 16-byte vector of the storage dtype.
+int vector_width(DType t);
+
+}  // namespace tsr::cuda

@@ -1,0 +1,318 @@
+// Matmul family for the cuda target (PTX ISA: ldmatrix, mma.sync.m16n8k16,
+// cp.async; CUDA C++ Programming Guide: shared-memory tiling).
+// f16/bf16: 128x128x32 block tiles, 8 warps of 64x32, tensor-core mma.sync with
+// f32 accumulators, double-buffered cp.async loads (scalar loads when a
+// contiguous extent is not a multiple of 8 or a base is not 16-byte aligned).
+// f32: a 64x64x16 FMA tile (no TF32: it would break the f32 accuracy contract).
+// The epilogue runs on the f32 accumulators in registers before the one store.
+#include <string>
+
+#include "targets/cuda/cuda_emit_kernels.h"
+
+namespace tsr::cuda {
+
+namespace {
+
+std::string epilogue_function(const KernelSpec& spec) {
+  const MatmulSpec& m = spec.matmul();
+  std::string s = "// Epilogue on the f32 accumulator, in spec order.\n";
+  s += "__device__ __forceinline__ float tsr_epilogue(float v, long long row, long long col, long long N";
+  if (m.has_bias()) s += ", const tsr_t* __restrict__ bias";
+  if (m.has_residual()) s += ", const tsr_t* __restrict__ residual";
+  s += ") {\n";
+  for (const EpilogueOp& e : m.epilogue) {
+    switch (e.kind) {
+      case EpilogueOp::Kind::bias: s += "  v += tsr_ld(bias, col);\n"; break;
+      case EpilogueOp::Kind::residual: s += "  v += tsr_ld(residual, row * N + col);\n"; break;
+      case EpilogueOp::Kind::scale: s += "  v *= " + float_literal(e.scale) + ";\n"; break;
+      case EpilogueOp::Kind::clamp:
+        s += "  v = fminf(fmaxf(v, " + float_literal(e.lo) + "), " + float_literal(e.hi) + ");\n";
+        break;
+      case EpilogueOp::Kind::activation:
+        s += "  v = " + unary_expr(e.activation, "v") + ";   // " + op_name(e.activation) + "\n";
+        break;
+    }
+  }
+  return s + "  (void)row; (void)col; (void)N;\n  return v;\n}\n\n";
+}
+
+std::string epilogue_args(const MatmulSpec& m) {
+  std::string s;
+  if (m.has_bias()) s += ", " + buffer_param("bias");
+  if (m.has_residual()) s += ", " + buffer_param("residual");
+  return s;
+}
+
+std::string dims(const MatmulSpec& m) {
+  return "  const long long M = " + dim_expr(m.m) + ", N = " + dim_expr(m.n) + ", K = " + dim_expr(m.k) + ";\n";
+}
+
+// ---- f32: FMA tiles ---------------------------------------------------------
+
+std::string simt_kernel(const KernelSpec& spec) {
+  const MatmulSpec& m = spec.matmul();
+  const bool a_row = m.a == Layout::row, b_row = m.b == Layout::row;
+  std::string s = kernel_signature(spec, 256) + " {\n" + dims(m);
+  s += R"(  __shared__ float As[16][64 + 4];   // [k][m]
+  __shared__ float Bs[16][64 + 4];   // [k][n]
+  const int tid = threadIdx.x, tx = tid & 15, ty = tid >> 4;
+  const long long m0 = (long long)blockIdx.y * 64, n0 = (long long)blockIdx.x * 64;
+  float acc[4][4];
+#pragma unroll
+  for (int i = 0; i < 4; ++i)
+#pragma unroll
+    for (int j = 0; j < 4; ++j) acc[i][j] = 0.0f;
+  for (long long k0 = 0; k0 < K; k0 += 16) {
+#pragma unroll
+    for (int t = 0; t < 4; ++t) {
+      const int e = tid + t * 256;
+)";
+  // Map the 1024 tile elements so consecutive threads read consecutive addresses.
+  if (a_row)
+    s += "      const int ak = e & 15, am = e >> 4;\n"
+         "      const long long gm = m0 + am, gk = k0 + ak;\n"
+         "      As[ak][am] = (gm < M && gk < K) ? p_a[gm * K + gk] : 0.0f;\n";
+  else
+    s += "      const int am = e & 63, ak = e >> 6;\n"
+         "      const long long gm = m0 + am, gk = k0 + ak;\n"
+         "      As[ak][am] = (gm < M && gk < K) ? p_a[gk * M + gm] : 0.0f;\n";
+  if (b_row)
+    s += "      const int bn = e & 63, bk = e >> 6;\n"
+         "      const long long gn = n0 + bn, gkb = k0 + bk;\n"
+         "      Bs[bk][bn] = (gn < N && gkb < K) ? p_b[gkb * N + gn] : 0.0f;\n";
+  else
+    s += "      const int bk = e & 15, bn = e >> 4;\n"
+         "      const long long gn = n0 + bn, gkb = k0 + bk;\n"
+         "      Bs[bk][bn] = (gn < N && gkb < K) ? p_b[gn * K + gkb] : 0.0f;\n";
+  s += R"(    }
+    __syncthreads();
+#pragma unroll
+    for (int kk = 0; kk < 16; ++kk) {
+      float av[4], bv[4];
+#pragma unroll
+      for (int i = 0; i < 4; ++i) { av[i] = As[kk][ty * 4 + i]; bv[i] = Bs[kk][tx * 4 + i]; }
+#pragma unroll
+      for (int i = 0; i < 4; ++i)
+#pragma unroll
+        for (int j = 0; j < 4; ++j) acc[i][j] = fmaf(av[i], bv[j], acc[i][j]);
+    }
+    __syncthreads();
+  }
+#pragma unroll
+  for (int i = 0; i < 4; ++i) {
+    const long long row = m0 + ty * 4 + i;
+    if (row >= M) continue;
+#pragma unroll
+    for (int j = 0; j < 4; ++j) {
+      const long long col = n0 + tx * 4 + j;
+      if (col < N) p_c[row * N + col] = tsr_epilogue(acc[i][j], row, col, N)" +
+       epilogue_args(m) + R"();
+    }
+  }
+}
+)";
+  return s;
+}
+
+// ---- f16/bf16: tensor cores ---------------------------------------------------
+
+const char* kMmaHelpers = R"(__device__ __forceinline__ unsigned tsr_smem_addr(const void* p) {
+  unsigned a;
+  asm("{ .reg .u64 t; cvta.to.shared.u64 t, %1; cvt.u32.u64 %0, t; }" : "=r"(a) : "l"(p));
+  return a;
+}
+// 16 bytes global -> shared; src_bytes == 0 writes zeros without reading.
+__device__ __forceinline__ void tsr_cp_async16(void* smem, const void* gmem, int src_bytes) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n"
+               :: "r"(tsr_smem_addr(smem)), "l"(gmem), "r"(src_bytes) : "memory");
+}
+__device__ __forceinline__ void tsr_cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+__device__ __forceinline__ void tsr_cp_async_wait1() { asm volatile("cp.async.wait_group 1;\n" ::: "memory"); }
+__device__ __forceinline__ void tsr_ldmatrix_x4(unsigned* r, const void* smem) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(tsr_smem_addr(smem)));
+}
+__device__ __forceinline__ void tsr_ldmatrix_x4_trans(unsigned* r, const void* smem) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(tsr_smem_addr(smem)));
+}
+__device__ __forceinline__ void tsr_mma(float* d, const unsigned* a, const unsigned* b) {
+  asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.TSR_MMA_TYPE.TSR_MMA_TYPE.f32 "
+               "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
+               : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+}
+
+)";
+
+// Loads one BMxBK (or BKxBN) operand tile into shared memory. `rows x cols` is
+// the tile as stored (cols contiguous in both global and shared memory).
+std::string tile_loader(const std::string& name, int rows, int cols, int stride) {
+  const int chunks_per_row = cols / 8;
+  const int chunks = rows * chunks_per_row;
+  std::string s = "__device__ __forceinline__ void " + name +
+                  "(unsigned short* smem, const tsr_t* __restrict__ g, long long r0, long long c0,\n"
+                  "    long long R, long long C, bool vec) {\n";
+  s += "  // Tile " + std::to_string(rows) + "x" + std::to_string(cols) + ", shared row stride " +
+       std::to_string(stride) + " (+8 halves: conflict-free ldmatrix).\n";
+  s += "#pragma unroll\n  for (int t = 0; t < " + std::to_string(chunks / 256) + "; ++t) {\n";
+  s += "    const int chunk = threadIdx.x + t * 256;\n";
+  s += "    const int r = chunk / " + std::to_string(chunks_per_row) + ", c = (chunk % " +
+       std::to_string(chunks_per_row) + ") * 8;\n";
+  s += "    const long long gr = r0 + r, gc = c0 + c;\n";
+  s += "    unsigned short* dst = smem + r * " + std::to_string(stride) + " + c;\n";
+  s += "    if (vec) {\n";
+  s += "      const bool in = gr < R && gc < C;   // C % 8 == 0: a chunk is all in or all out\n";
+  s += "      tsr_cp_async16(dst, in ? (const void*)(g + gr * C + gc) : (const void*)g, in ? 16 : 0);\n";
+  s += "    } else {\n";
+  s += "#pragma unroll\n      for (int j = 0; j < 8; ++j)\n";
+  s += "        dst[j] = (gr < R && gc + j < C) ? g[gr * C + gc + j] : (unsigned short)0;\n";
+  s += "    }\n  }\n}\n\n";
+  return s;
+}
+
+std::string mma_kernel(const KernelSpec& spec) {
+  const MatmulSpec& m = spec.matmul();
+  const bool a_row = m.a == Layout::row, b_row = m.b == Layout::row;
+  // Shared layouts follow the global contiguous axis: A row -> [m][k], A col ->
+  // [k][m]; B col -> [n][k], B row -> [k][n]. ldmatrix(.trans) builds fragments.
+  const int a_rows = a_row ? 128 : 32, a_cols = a_row ? 32 : 128;
+  const int b_rows = b_row ? 32 : 128, b_cols = b_row ? 128 : 32;
+  const int a_stride = a_cols + 8, b_stride = b_cols + 8;
+  std::string s;
+  s += tile_loader("tsr_load_a", a_rows, a_cols, a_stride);
+  s += tile_loader("tsr_load_b", b_rows, b_cols, b_stride);
+  s += kernel_signature(spec, 256) + " {\n" + dims(m);
+  s += "  __shared__ __align__(16) unsigned short As[2][" + std::to_string(a_rows * a_stride) + "];\n";
+  s += "  __shared__ __align__(16) unsigned short Bs[2][" + std::to_string(b_rows * b_stride) + "];\n";
+  s += R"(  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const int wm = warp >> 2, wn = warp & 3;   // warp tile: rows wm*64.., cols wn*32..
+  const long long m0 = (long long)blockIdx.y * 128, n0 = (long long)blockIdx.x * 128;
+)";
+  // Global extents of each operand as stored (rows R, contiguous C).
+  const std::string a_rc = a_row ? "M, K" : "K, M";
+  const std::string b_rc = b_row ? "K, N" : "N, K";
+  const std::string a_origin = a_row ? "m0, k0" : "k0, m0";
+  const std::string b_origin = b_row ? "k0, n0" : "n0, k0";
+  s += std::string("  const bool vec_a = tsr_aligned16(p_a) && (") + (a_row ? "K" : "M") + " % 8) == 0;\n";
+  s += std::string("  const bool vec_b = tsr_aligned16(p_b) && (") + (b_row ? "N" : "K") + " % 8) == 0;\n";
+  s += R"(  float acc[4][4][4];
+#pragma unroll
+  for (int i = 0; i < 4; ++i)
+#pragma unroll
+    for (int j = 0; j < 4; ++j)
+#pragma unroll
+      for (int r = 0; r < 4; ++r) acc[i][j][r] = 0.0f;
+  const long long ktiles = (K + 31) / 32;
+  if (ktiles > 0) {
+    const long long k0 = 0;
+)";
+  s += "    tsr_load_a(As[0], p_a, " + a_origin + ", " + a_rc + ", vec_a);\n";
+  s += "    tsr_load_b(Bs[0], p_b, " + b_origin + ", " + b_rc + ", vec_b);\n";
+  s += R"(  }
+  tsr_cp_async_commit();
+  for (long long kt = 0; kt < ktiles; ++kt) {
+    const int st = (int)(kt & 1);
+    if (kt + 1 < ktiles) {
+      const long long k0 = (kt + 1) * 32;
+)";
+  s += "      tsr_load_a(As[st ^ 1], p_a, " + a_origin + ", " + a_rc + ", vec_a);\n";
+  s += "      tsr_load_b(Bs[st ^ 1], p_b, " + b_origin + ", " + b_rc + ", vec_b);\n";
+  s += R"(    }
+    tsr_cp_async_commit();
+    tsr_cp_async_wait1();   // tile kt has landed; tile kt+1 may still be in flight
+    __syncthreads();
+    const unsigned short* as = As[st];
+    const unsigned short* bs = Bs[st];
+#pragma unroll
+    for (int kk = 0; kk < 32; kk += 16) {
+      unsigned af[4][4], bf[4][2];
+#pragma unroll
+      for (int mt = 0; mt < 4; ++mt) {
+        const int mb = wm * 64 + mt * 16;
+)";
+  if (a_row)
+    s += "        tsr_ldmatrix_x4(af[mt], as + (mb + (lane & 7) + ((lane >> 3) & 1) * 8) * " +
+         std::to_string(a_stride) + " + kk + (lane >> 4) * 8);\n";
+  else
+    s += "        tsr_ldmatrix_x4_trans(af[mt], as + (kk + (lane & 7) + (lane >> 4) * 8) * " +
+         std::to_string(a_stride) + " + mb + ((lane >> 3) & 1) * 8);\n";
+  s += R"(      }
+#pragma unroll
+      for (int p = 0; p < 2; ++p) {
+        const int nb = wn * 32 + p * 16;
+        unsigned r[4];
+)";
+  if (b_row)
+    s += "        tsr_ldmatrix_x4_trans(r, bs + (kk + (lane & 7) + ((lane >> 3) & 1) * 8) * " +
+         std::to_string(b_stride) + " + nb + (lane >> 4) * 8);\n";
+  else
+    s += "        tsr_ldmatrix_x4(r, bs + (nb + (lane & 7) + (lane >> 4) * 8) * " + std::to_string(b_stride) +
+         " + kk + ((lane >> 3) & 1) * 8);\n";
+  s += R"(        bf[2 * p][0] = r[0]; bf[2 * p][1] = r[1];
+        bf[2 * p + 1][0] = r[2]; bf[2 * p + 1][1] = r[3];
+      }
+#pragma unroll
+      for (int mt = 0; mt < 4; ++mt)
+#pragma unroll
+        for (int nt = 0; nt < 4; ++nt) tsr_mma(acc[mt][nt], af[mt], bf[nt]);
+    }
+    __syncthreads();   // every warp is done with stage st before it is refilled
+  }
+  // Accumulator fragment: rows lane/4 and lane/4 + 8, columns 2*(lane%4) + {0, 1}.
+  const bool pair_ok = (N % 2) == 0 && ((reinterpret_cast<unsigned long long>(p_c) & 3ull) == 0);
+#pragma unroll
+  for (int mt = 0; mt < 4; ++mt)
+#pragma unroll
+    for (int nt = 0; nt < 4; ++nt)
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const long long row = m0 + wm * 64 + mt * 16 + (lane >> 2) + h * 8;
+        const long long col = n0 + wn * 32 + nt * 8 + (lane & 3) * 2;
+        if (row >= M || col >= N) continue;
+)";
+  const std::string args = epilogue_args(m);
+  s += "        const float v0 = tsr_epilogue(acc[mt][nt][2 * h], row, col, N" + args + ");\n";
+  s += R"(        if (col + 1 < N) {
+)";
+  s += "          const float v1 = tsr_epilogue(acc[mt][nt][2 * h + 1], row, col + 1, N" + args + ");\n";
+  s += R"(          if (pair_ok) {
+            *reinterpret_cast<unsigned*>(p_c + row * N + col) =
+                (unsigned)tsr_from_f32(v0) | ((unsigned)tsr_from_f32(v1) << 16);
+          } else {
+            tsr_st(p_c, row * N + col, v0);
+            tsr_st(p_c, row * N + col + 1, v1);
+          }
+        } else {
+          tsr_st(p_c, row * N + col, v0);
+        }
+      }
+}
+)";
+  return s;
+}
+
+}  // namespace
+
+EmittedKernel emit_matmul(const KernelSpec& spec) {
+  const MatmulSpec& m = spec.matmul();
+  const bool tensor_cores = spec.dtype != DType::f32;
+  std::string s = prelude(spec);
+  if (tensor_cores) {
+    std::string helpers = kMmaHelpers;
+    const std::string type = spec.dtype == DType::bf16 ? "bf16" : "f16";
+    for (size_t at; (at = helpers.find("TSR_MMA_TYPE")) != std::string::npos;) helpers.replace(at, 12, type);
+    s += helpers;
+  }
+  s += epilogue_function(spec);
+  s += tensor_cores ? mma_kernel(spec) : simt_kernel(spec);
+
+  const int tile = tensor_cores ? 128 : 64;
+  EmittedKernel k{std::move(s), {}};
+  k.plan.block_x = 256;
+  k.plan.grid_x = grid_cdiv(m.n, tile);
+  k.plan.grid_y = grid_cdiv(m.m, tile);
+  return k;
+}
+
+}  // namespace tsr::cuda

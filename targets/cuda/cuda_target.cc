@@ -1,0 +1,112 @@
+// The cuda target's three seams (DESIGN.md §3; docs/targets-cuda.md): CUDA C++
+// emitter, NVRTC -> PTX (compute_80) -> nvJitLink cubin per sm, and a CUDA
+// driver API runner.
+#include "targets/cuda/cuda_target.h"
+
+#include "spec/abi.h"
+#include "support/sha256.h"
+#include "targets/cuda/cuda_abi_check.h"
+#include "targets/cuda/cuda_archs.h"
+#include "targets/cuda/cuda_emit_kernels.h"
+#include "targets/cuda/cuda_runner.h"
+#include "targets/cuda/cuda_toolkit.h"
+
+namespace tsr {
+
+namespace {
+
+// "file:line:col: " when the spec knows where it came from.
+std::string spec_prefix(const KernelSpec& spec) {
+  if (spec.location.file.empty()) return "";
+  std::string s = spec.location.file;
+  if (spec.location.line > 0) s += ":" + std::to_string(spec.location.line);
+  if (spec.location.column > 0) s += ":" + std::to_string(spec.location.column);
+  return s + ": ";
+}
+
+Error with_spec(const KernelSpec& spec, const std::string& arch, const std::string& step, const Error& e) {
+  return Error(e.kind(), spec_prefix(spec) + "error: " + step + " failed for kernel '" + spec.name + "' (cuda:" +
+                             arch + "): " + e.message());
+}
+
+class CudaTarget final : public Target {
+ public:
+  std::string kind() const override { return "cuda"; }
+  std::vector<std::string> archs() const override { return cuda::cuda_arch_names(); }
+
+  std::string unsupported_reason(const KernelSpec& spec, const std::string& arch) const override {
+    if (std::string refusal = cuda::arch_refusal(arch); !refusal.empty()) return refusal;
+    if (spec.family == Family::attention) return "family attention is not supported by the cuda target yet";
+    return "";
+  }
+
+  Expected<std::string> emit(const KernelSpec& spec, const std::string& arch) const override {
+    if (std::string why = unsupported_reason(spec, arch); !why.empty())
+      return invalid_input("kernel '" + spec.name + "': " + why);
+    return cuda::emit_kernel(spec).source;
+  }
+
+  ToolchainInfo toolchain() const override { return cuda::cuda_toolkit().info(); }
+
+  Expected<Artifact> compile(const KernelSpec& spec, const std::string& arch,
+                             const std::string& source) const override {
+    if (std::string why = unsupported_reason(spec, arch); !why.empty())
+      return invalid_input("kernel '" + spec.name + "': " + why);
+    const cuda::CudaToolkit& tk = cuda::cuda_toolkit();
+    const ToolchainInfo info = tk.info();
+    if (!info.found) return toolchain_error("target cuda:" + arch + " unavailable: " + info.why_unavailable);
+
+    // One PTX for the lowest listed compute capability; each sm_* cubin is that
+    // PTX assembled for the exact architecture.
+    Expected<std::string> ptx = tk.compile_ptx(source, spec.name + ".cu", cuda::kPtxComputeCapability);
+    if (!ptx) return with_spec(spec, arch, "NVRTC compilation", ptx.error());
+    const KernelAbi abi = kernel_abi(spec);
+    if (Status s = cuda::check_ptx_abi(*ptx, spec.name, abi); !s) return with_spec(spec, arch, "ABI check", s.error());
+
+    Artifact artifact;
+    artifact.target = {"cuda", arch};
+    artifact.entry = spec.name;
+    artifact.toolchain = "nvrtc " + tk.nvrtc_version();
+    const std::optional<int> sm = cuda::sm_number(arch);
+    if (!sm) {
+      artifact.kind = "ptx";
+      artifact.bytes.assign(ptx->begin(), ptx->end());
+    } else {
+      Expected<std::vector<uint8_t>> cubin = tk.assemble_cubin(*ptx, *sm);
+      if (!cubin) return with_spec(spec, arch, "nvJitLink assembly", cubin.error());
+      if (Status s = cuda::check_cubin_abi(*cubin, spec.name, abi); !s)
+        return with_spec(spec, arch, "ABI check", s.error());
+      artifact.kind = "cubin";
+      artifact.bytes = std::move(*cubin);
+      artifact.toolchain += "; nvJitLink " + tk.nvjitlink_version();
+    }
+    artifact.key = sha256_hex("tesserac-cuda-artifact-v1\n" + artifact.target.str() + "\n" + artifact.toolchain +
+                              "\n" + sha256_hex(source));
+
+    const cuda::LaunchPlan plan = cuda::emit_kernel(spec).plan;
+    artifact.metadata["cuda.block"] = plan.block_text();
+    artifact.metadata["cuda.grid"] = plan.grid_text();
+    artifact.metadata["cuda.shared_bytes"] = std::to_string(plan.shared_bytes);
+    artifact.metadata["cuda.ptx_arch"] = "compute_" + std::to_string(cuda::kPtxComputeCapability);
+    artifact.metadata["cuda.nvrtc_version"] = tk.nvrtc_version();
+    if (sm) artifact.metadata["cuda.nvjitlink_version"] = tk.nvjitlink_version();
+    return artifact;
+  }
+
+  DeviceInfo device(const std::string& arch) const override { return cuda::cuda_device_info(arch); }
+
+  Status run(const KernelSpec& spec, const Artifact& artifact, LaunchArgs& args) const override {
+    return cuda::run_cuda_artifact(spec, artifact, args);
+  }
+
+  // 0: accumulation is f32 (tensor-core f16/bf16 products are exact in f32)
+  // and every store rounds once, like the reference's storage points; the
+  // declared budget alone applies.
+  BudgetFloor budget_floor(const KernelSpec&) const override { return {}; }
+};
+
+}  // namespace
+
+std::unique_ptr<Target> make_cuda_target() { return std::make_unique<CudaTarget>(); }
+
+}  // namespace tsr

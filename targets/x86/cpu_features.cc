@@ -1,0 +1,70 @@
+// CPU feature detection for the x86-64 psABI microarchitecture levels
+// (psABI §3.1.1): cpuid through the compiler's __builtin_cpu_supports, which
+// also checks that the OS saves the AVX/AVX-512 register state (XCR0).
+#include <fstream>
+
+#include "targets/x86/x86_internal.h"
+
+namespace tsr::x86 {
+
+namespace {
+
+struct Feature {
+  const char* name;
+  bool present;
+};
+
+std::vector<Feature> required_features(const std::string& arch) {
+  __builtin_cpu_init();
+  std::vector<Feature> f = {
+      {"sse3", (bool)__builtin_cpu_supports("sse3")},     {"ssse3", (bool)__builtin_cpu_supports("ssse3")},
+      {"sse4.1", (bool)__builtin_cpu_supports("sse4.1")}, {"sse4.2", (bool)__builtin_cpu_supports("sse4.2")},
+      {"popcnt", (bool)__builtin_cpu_supports("popcnt")},
+  };
+  if (arch == "v3" || arch == "v4") {
+    f.insert(f.end(), {{"avx", (bool)__builtin_cpu_supports("avx")},
+                       {"avx2", (bool)__builtin_cpu_supports("avx2")},
+                       {"fma", (bool)__builtin_cpu_supports("fma")},
+                       {"bmi", (bool)__builtin_cpu_supports("bmi")},
+                       {"bmi2", (bool)__builtin_cpu_supports("bmi2")},
+                       {"f16c", (bool)__builtin_cpu_supports("f16c")},
+                       {"movbe", (bool)__builtin_cpu_supports("movbe")}});
+  }
+  if (arch == "v4") {
+    f.insert(f.end(), {{"avx512f", (bool)__builtin_cpu_supports("avx512f")},
+                       {"avx512bw", (bool)__builtin_cpu_supports("avx512bw")},
+                       {"avx512cd", (bool)__builtin_cpu_supports("avx512cd")},
+                       {"avx512dq", (bool)__builtin_cpu_supports("avx512dq")},
+                       {"avx512vl", (bool)__builtin_cpu_supports("avx512vl")}});
+  }
+  return f;
+}
+
+std::string cpu_model_name() {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("model name", 0) != 0) continue;
+    const size_t colon = line.find(':');
+    if (colon != std::string::npos && colon + 2 <= line.size()) return line.substr(colon + 2);
+  }
+  return "x86-64 CPU";
+}
+
+}  // namespace
+
+DeviceInfo cpu_device(const Tier& tier) {
+  DeviceInfo info;
+  std::string have, missing;
+  for (const Feature& f : required_features(tier.arch)) {
+    std::string& list = f.present ? have : missing;
+    list += (list.empty() ? "" : " ") + std::string(f.name);
+  }
+  info.present = missing.empty();
+  info.description = info.present
+                         ? cpu_model_name() + " (x86-64-" + tier.arch + ": " + have + ")"
+                         : cpu_model_name() + " lacks x86-64-" + tier.arch + " features: " + missing;
+  return info;
+}
+
+}  // namespace tsr::x86

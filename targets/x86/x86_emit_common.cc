@@ -1,0 +1,260 @@
+// Shared pieces of the emitted C for the x86 target: prelude, conversions,
+// op formulas, signatures. The generated code follows the System V AMD64
+// psABI (calling convention, visibility) and the x86-64 microarchitecture
+// levels of psABI §3.1.1; F16C conversions per the Intel SDM vol. 2
+// (VCVTPH2PS / VCVTPS2PH, imm8 rounding control 0 = round to nearest even).
+#include <cmath>
+#include <cstdio>
+#include <set>
+#include <sstream>
+
+#include "spec/abi.h"
+#include "targets/x86/x86_internal.h"
+
+namespace tsr::x86 {
+
+std::optional<Tier> tier_for_arch(const std::string& arch) {
+  if (arch == "v2") return Tier{"v2", 4, 16, false, false};
+  if (arch == "v3") return Tier{"v3", 8, 16, true, true};
+  if (arch == "v4") return Tier{"v4", 16, 32, true, true};
+  return std::nullopt;
+}
+
+std::vector<std::string> tier_names() { return {"v2", "v3", "v4"}; }
+
+const char* storage_c_type(DType t) { return t == DType::f32 ? "float" : "uint16_t"; }
+
+namespace {
+
+// Identifiers the emitted body uses itself; a runtime dim with such a name is
+// renamed in the C (the ABI name is unchanged).
+bool clashes(const std::string& name, const std::set<std::string>& taken) {
+  static const std::set<std::string> keywords = {
+      "auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else",
+      "enum", "extern", "float", "for", "goto", "if", "inline", "int", "long", "register",
+      "restrict", "return", "short", "signed", "sizeof", "static", "struct", "switch", "typedef",
+      "union", "unsigned", "void", "volatile", "while", "buffers", "scalars", "int64_t",
+      "uint16_t", "uint32_t", "size_t", "i", "j", "k", "r"};
+  return keywords.count(name) || taken.count(name) || name.rfind("tsr_", 0) == 0 ||
+         name.rfind("dim_", 0) == 0 || name.rfind("_", 0) == 0;
+}
+
+}  // namespace
+
+std::vector<CParam> c_params(const KernelSpec& spec) {
+  const KernelAbi abi = kernel_abi(spec);
+  std::vector<CParam> params;
+  std::set<std::string> taken;
+  for (const Binding& b : abi.bindings)
+    if (b.role != Role::scalar) taken.insert(b.name);
+  for (const Binding& b : abi.bindings) {
+    CParam p;
+    p.abi_name = b.name;
+    p.c_name = b.name;
+    p.is_buffer = b.role != Role::scalar;
+    p.is_output = b.role == Role::output;
+    if (!p.is_buffer) {
+      while (clashes(p.c_name, taken)) p.c_name += "_";
+      taken.insert(p.c_name);
+    }
+    params.push_back(p);
+  }
+  return params;
+}
+
+std::string dim_expr(const KernelSpec& spec, const Dim& d) {
+  if (d.is_static()) return "INT64_C(" + std::to_string(d.value) + ")";
+  for (const CParam& p : c_params(spec))
+    if (!p.is_buffer && p.abi_name == d.name) return p.c_name;
+  return d.name;
+}
+
+std::string float_literal(double v) {
+  if (std::isinf(v)) return v > 0 ? "INFINITY" : "(-INFINITY)";
+  if (std::isnan(v)) return "NAN";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.9g", v);
+  std::string s = buf;
+  if (s.find_first_of(".eE") == std::string::npos) s += ".0";
+  return "(" + s + "f)";
+}
+
+std::string unary_expr(Op op, const std::string& v) { return std::string("tsr_") + op_name(op) + "(" + v + ")"; }
+
+std::string binary_expr(Op op, const std::string& a, const std::string& b) {
+  switch (op) {
+    case Op::add: return "(" + a + " + " + b + ")";
+    case Op::sub: return "(" + a + " - " + b + ")";
+    case Op::mul: return "(" + a + " * " + b + ")";
+    case Op::div: return "(" + a + " / " + b + ")";
+    case Op::max: return "fmaxf(" + a + ", " + b + ")";
+    case Op::min: return "fminf(" + a + ", " + b + ")";
+    default: return unary_expr(op, a);
+  }
+}
+
+namespace {
+
+const char* kMathHelpers = R"(/* f32 op formulas (DESIGN.md §2); relu keeps NaN like max(v, 0) in the reference */
+TSR_INLINE float tsr_relu(float v) { return v < 0.0f ? 0.0f : v; }
+TSR_INLINE float tsr_gelu_tanh(float v) { return 0.5f * v * (1.0f + tanhf(0.7978845608f * (v + 0.044715f * v * v * v))); }
+TSR_INLINE float tsr_gelu_erf(float v) { return 0.5f * v * (1.0f + erff(v * 0.70710678118654752f)); }
+TSR_INLINE float tsr_sigmoid(float v) { return 1.0f / (1.0f + expf(-v)); }
+TSR_INLINE float tsr_silu(float v) { return v / (1.0f + expf(-v)); }
+TSR_INLINE float tsr_tanh(float v) { return tanhf(v); }
+TSR_INLINE float tsr_exp(float v) { return expf(v); }
+TSR_INLINE float tsr_neg(float v) { return -v; }
+TSR_INLINE float tsr_abs(float v) { return fabsf(v); }
+TSR_INLINE float tsr_sqrt(float v) { return sqrtf(v); }
+TSR_INLINE float tsr_rsqrt(float v) { return 1.0f / sqrtf(v); }
+)";
+
+const char* kF32Conversions = R"(/* storage dtype f32: loads and stores are plain */
+typedef float tsr_storage;
+TSR_INLINE float tsr_load(const tsr_storage* p, int64_t i) { return p[i]; }
+TSR_INLINE void tsr_store(tsr_storage* p, int64_t i, float v) { p[i] = v; }
+)";
+
+const char* kBf16Conversions = R"(/* storage dtype bf16 (uint16_t bits): widen by shift, narrow with
+ * round-to-nearest-even (+0x7fff + lsb), NaN kept quiet */
+typedef uint16_t tsr_storage;
+TSR_INLINE float tsr_load(const tsr_storage* p, int64_t i) {
+  uint32_t u = (uint32_t)p[i] << 16;
+  float f;
+  memcpy(&f, &u, 4);
+  return f;
+}
+TSR_INLINE void tsr_store(tsr_storage* p, int64_t i, float v) {
+  uint32_t u;
+  memcpy(&u, &v, 4);
+  uint32_t rounded = (u + 0x7fffu + ((u >> 16) & 1u)) >> 16;
+  p[i] = (uint16_t)((u & 0x7fffffffu) > 0x7f800000u ? ((u >> 16) | 0x40u) : rounded);
+}
+)";
+
+const char* kF16PortableConversions = R"(/* storage dtype f16 (uint16_t bits), no F16C at this level: bit-exact
+ * IEEE binary16 conversions with round-to-nearest-even */
+typedef uint16_t tsr_storage;
+TSR_INLINE float tsr_load(const tsr_storage* p, int64_t i) {
+  uint32_t h = p[i];
+  uint32_t sign = (h & 0x8000u) << 16, exp = (h >> 10) & 0x1fu, mant = h & 0x3ffu, u;
+  if (exp == 0) {
+    float v = (float)mant * 0x1p-24f;
+    return sign ? -v : v;
+  }
+  u = exp == 31 ? (sign | 0x7f800000u | (mant << 13)) : (sign | ((exp + 112u) << 23) | (mant << 13));
+  float f;
+  memcpy(&f, &u, 4);
+  return f;
+}
+TSR_INLINE void tsr_store(tsr_storage* p, int64_t i, float v) {
+  uint32_t u;
+  memcpy(&u, &v, 4);
+  uint32_t sign = (u >> 16) & 0x8000u, abs = u & 0x7fffffffu;
+  if (abs > 0x7f800000u) { p[i] = (uint16_t)(sign | 0x7e00u); return; }
+  if (abs >= 0x477ff000u) { p[i] = (uint16_t)(sign | 0x7c00u); return; }
+  if (abs < 0x38800000u) {
+    if (abs < 0x33000000u) { p[i] = (uint16_t)sign; return; }
+    uint32_t shift = 126u - (abs >> 23), mant = (abs & 0x7fffffu) | 0x800000u;
+    uint32_t half = mant >> shift, rem = mant & ((1u << shift) - 1u), halfway = 1u << (shift - 1);
+    if (rem > halfway || (rem == halfway && (half & 1u))) ++half;
+    p[i] = (uint16_t)(sign | half);
+    return;
+  }
+  uint32_t r = abs - 0x38000000u;
+  r += 0xfffu + ((r >> 13) & 1u);
+  p[i] = (uint16_t)(sign | (r >> 13));
+}
+)";
+
+const char* kF16HardwareConversions = R"(/* storage dtype f16 (uint16_t bits) through F16C; imm8 0 selects
+ * round-to-nearest-even independent of MXCSR */
+typedef uint16_t tsr_storage;
+TSR_INLINE float tsr_load(const tsr_storage* p, int64_t i) { return _cvtsh_ss(p[i]); }
+TSR_INLINE void tsr_store(tsr_storage* p, int64_t i, float v) { p[i] = (uint16_t)_cvtss_sh(v, _MM_FROUND_TO_NEAREST_INT); }
+)";
+
+// Span conversions used by packing and row buffers. The F16C variant converts
+// eight lanes at a time; the others are loops the vectorizer handles.
+const char* kSpanGeneric = R"(static void tsr_load_span(float* restrict dst, const tsr_storage* restrict src, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) dst[i] = tsr_load(src, i);
+}
+static void tsr_store_span(tsr_storage* restrict dst, const float* restrict src, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) tsr_store(dst, i, src[i]);
+}
+)";
+
+const char* kSpanF16c = R"(static void tsr_load_span(float* restrict dst, const tsr_storage* restrict src, int64_t n) {
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) _mm256_storeu_ps(dst + i, _mm256_cvtph_ps(_mm_loadu_si128((const __m128i*)(src + i))));
+  for (; i < n; ++i) dst[i] = tsr_load(src, i);
+}
+static void tsr_store_span(tsr_storage* restrict dst, const float* restrict src, int64_t n) {
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8)
+    _mm_storeu_si128((__m128i*)(dst + i), _mm256_cvtps_ph(_mm256_loadu_ps(src + i), _MM_FROUND_TO_NEAREST_INT));
+  for (; i < n; ++i) tsr_store(dst, i, src[i]);
+}
+)";
+
+}  // namespace
+
+std::string emit_prelude(const KernelSpec& spec, const Tier& tier, const std::string& description) {
+  std::ostringstream os;
+  os << "/* generated by tesserac " << TESSERAC_VERSION << " for target x86:" << tier.arch
+     << " (-march=x86-64-" << tier.arch << ")\n"
+     << " * kernel: " << spec.name << "\n"
+     << " * family: " << family_name(spec.family) << "; storage dtype: " << dtype_name(spec.dtype)
+     << "; compute: f32\n"
+     << " * " << description << "\n"
+     << " * System V AMD64 psABI; entry points: " << spec.name << ", " << spec.name << "_tsr_entry\n"
+     << " * do not edit: regenerate from the spec */\n"
+     << "#include <math.h>\n#include <stdint.h>\n#include <stdlib.h>\n#include <string.h>\n";
+  const bool f16c = spec.dtype == DType::f16 && tier.f16c;
+  if (f16c || spec.family == Family::matmul || spec.family == Family::rowwise) os << "#include <immintrin.h>\n";
+  os << "\n#define TSR_EXPORT __attribute__((visibility(\"default\")))\n"
+     << "#define TSR_INLINE static inline __attribute__((always_inline))\n\n";
+  switch (spec.dtype) {
+    case DType::f32: os << kF32Conversions; break;
+    case DType::bf16: os << kBf16Conversions; break;
+    case DType::f16: os << (tier.f16c ? kF16HardwareConversions : kF16PortableConversions); break;
+  }
+  os << (f16c ? kSpanF16c : kSpanGeneric) << "\n" << kMathHelpers << "\n";
+  return os.str();
+}
+
+std::string emit_signature(const KernelSpec& spec) {
+  std::ostringstream os;
+  os << "TSR_EXPORT void " << spec.name << "(";
+  bool first = true;
+  for (const CParam& p : c_params(spec)) {
+    if (!first) os << ", ";
+    first = false;
+    if (!p.is_buffer) os << "int64_t " << p.c_name;
+    else if (p.is_output) os << "tsr_storage* restrict " << p.c_name;
+    else os << "const tsr_storage* restrict " << p.c_name;
+  }
+  os << ")";
+  return os.str();
+}
+
+std::string emit_entry(const KernelSpec& spec) {
+  std::ostringstream os;
+  os << "/* uniform entry: buffers in ABI order (inputs, outputs), then runtime scalars */\n"
+     << "TSR_EXPORT void " << spec.name << "_tsr_entry(void* const* buffers, const int64_t* scalars) {\n"
+     << "  " << spec.name << "(";
+  int buffer_index = 0, scalar_index = 0;
+  bool first = true;
+  for (const CParam& p : c_params(spec)) {
+    if (!first) os << ", ";
+    first = false;
+    if (!p.is_buffer) os << "scalars[" << scalar_index++ << "]";
+    else if (p.is_output) os << "(tsr_storage*)buffers[" << buffer_index++ << "]";
+    else os << "(const tsr_storage*)buffers[" << buffer_index++ << "]";
+  }
+  if (scalar_index == 0) os << ");\n  (void)scalars;\n}\n";
+  else os << ");\n}\n";
+  return os.str();
+}
+
+}  // namespace tsr::x86

@@ -1,0 +1,141 @@
+// Rowwise family for x86 (System V AMD64 psABI; x86-64 levels v2-v4):
+// softmax, log_softmax, rmsnorm and layernorm over the last axis. Reductions
+// run in f32 vector lanes (clang vector extensions, fixed lane order, so the
+// result is deterministic); the output pass rounds once at the store.
+#include <sstream>
+
+#include "targets/x86/x86_internal.h"
+
+namespace tsr::x86 {
+
+namespace {
+
+// A vector load of VW storage elements widened to f32, per dtype and tier.
+std::string vector_load(const KernelSpec& spec, const Tier& tier) {
+  std::ostringstream os;
+  os << "typedef float tsr_vec __attribute__((ext_vector_type(VW)));\n"
+     << "typedef float tsr_uvec __attribute__((ext_vector_type(VW), aligned(4)));\n";
+  switch (spec.dtype) {
+    case DType::f32:
+      os << "TSR_INLINE tsr_vec tsr_load_vec(const tsr_storage* p) { return *(const tsr_uvec*)p; }\n";
+      break;
+    case DType::bf16:
+      os << "typedef uint16_t tsr_u16vec __attribute__((ext_vector_type(VW), aligned(2)));\n"
+         << "typedef uint32_t tsr_u32vec __attribute__((ext_vector_type(VW)));\n"
+         << "TSR_INLINE tsr_vec tsr_load_vec(const tsr_storage* p) {\n"
+         << "  tsr_u32vec w = __builtin_convertvector(*(const tsr_u16vec*)p, tsr_u32vec) << 16;\n"
+         << "  return (tsr_vec)w;\n}\n";
+      break;
+    case DType::f16:
+      if (tier.arch == "v4")
+        os << "TSR_INLINE tsr_vec tsr_load_vec(const tsr_storage* p) {\n"
+           << "  return (tsr_vec)_mm512_cvtph_ps(_mm256_loadu_si256((const __m256i*)p));\n}\n";
+      else if (tier.f16c)
+        os << "TSR_INLINE tsr_vec tsr_load_vec(const tsr_storage* p) {\n"
+           << "  return (tsr_vec)_mm256_cvtph_ps(_mm_loadu_si128((const __m128i*)p));\n}\n";
+      else
+        os << "TSR_INLINE tsr_vec tsr_load_vec(const tsr_storage* p) {\n"
+           << "  tsr_vec v;\n  for (int l = 0; l < VW; ++l) v[l] = tsr_load(p, l);\n  return v;\n}\n";
+      break;
+  }
+  const char* max_intrinsic = tier.arch == "v4" ? "_mm512_max_ps" : tier.arch == "v3" ? "_mm256_max_ps" : "_mm_max_ps";
+  const char* native = tier.arch == "v4" ? "__m512" : tier.arch == "v3" ? "__m256" : "__m128";
+  os << "TSR_INLINE tsr_vec tsr_vmax(tsr_vec a, tsr_vec b) { return (tsr_vec)" << max_intrinsic << "((" << native
+     << ")a, (" << native << ")b); }\n"
+     << "TSR_INLINE float tsr_hsum(tsr_vec v) {\n"
+     << "  float s = 0.0f;\n  for (int l = 0; l < VW; ++l) s += v[l];\n  return s;\n}\n\n";
+  return os.str();
+}
+
+const char* kReductions = R"(/* row reductions: two vector accumulators, then a scalar tail */
+static float tsr_row_max(const tsr_storage* restrict x, int64_t n) {
+  float mx = -INFINITY;
+  int64_t i = 0;
+  if (n >= VW) {
+    tsr_vec m = tsr_load_vec(x);
+    for (i = VW; i + VW <= n; i += VW) m = tsr_vmax(m, tsr_load_vec(x + i));
+    for (int l = 0; l < VW; ++l) mx = m[l] > mx ? m[l] : mx;
+  }
+  for (; i < n; ++i) { float v = tsr_load(x, i); mx = v > mx ? v : mx; }
+  return mx;
+}
+static float tsr_row_sum(const tsr_storage* restrict x, int64_t n) {
+  tsr_vec a0 = 0.0f, a1 = 0.0f;
+  int64_t i = 0;
+  for (; i + 2 * VW <= n; i += 2 * VW) { a0 += tsr_load_vec(x + i); a1 += tsr_load_vec(x + i + VW); }
+  for (; i + VW <= n; i += VW) a0 += tsr_load_vec(x + i);
+  float s = tsr_hsum(a0 + a1);
+  for (; i < n; ++i) s += tsr_load(x, i);
+  return s;
+}
+/* sum of (x - c)^2; c = 0 gives the sum of squares */
+static float tsr_row_sum_sq(const tsr_storage* restrict x, int64_t n, float c) {
+  tsr_vec a0 = 0.0f, a1 = 0.0f;
+  int64_t i = 0;
+  for (; i + 2 * VW <= n; i += 2 * VW) {
+    tsr_vec d0 = tsr_load_vec(x + i) - c, d1 = tsr_load_vec(x + i + VW) - c;
+    a0 += d0 * d0;
+    a1 += d1 * d1;
+  }
+  for (; i + VW <= n; i += VW) { tsr_vec d = tsr_load_vec(x + i) - c; a0 += d * d; }
+  float s = tsr_hsum(a0 + a1);
+  for (; i < n; ++i) { float d = tsr_load(x, i) - c; s += d * d; }
+  return s;
+}
+/* sum of exp(x - mx) */
+static float tsr_row_sum_exp(const tsr_storage* restrict x, int64_t n, float mx) {
+  float s = 0.0f;
+  for (int64_t i = 0; i < n; ++i) s += expf(tsr_load(x, i) - mx);
+  return s;
+}
+
+)";
+
+}  // namespace
+
+std::string emit_rowwise(const KernelSpec& spec, const Tier& tier) {
+  const RowwiseSpec& r = spec.rowwise();
+  const bool layernorm = r.op == RowOp::layernorm;
+  std::ostringstream desc;
+  desc << row_op_name(r.op) << " over x[rows, cols] with rows = " << r.rows.str() << ", cols = " << r.cols.str();
+  if (r.eps) desc << ", eps = " << float_literal(*r.eps);
+  if (r.op == RowOp::rmsnorm || layernorm) desc << (r.affine ? ", affine" : ", no affine");
+  std::ostringstream os;
+  os << emit_prelude(spec, tier, desc.str());
+  os << "enum { VW = " << tier.vector_floats << " };\n" << vector_load(spec, tier) << kReductions;
+  os << emit_signature(spec) << " {\n"
+     << "  const int64_t dim_rows = " << dim_expr(spec, r.rows) << ";\n"
+     << "  const int64_t dim_cols = " << dim_expr(spec, r.cols) << ";\n"
+     << "  for (int64_t row = 0; row < dim_rows; ++row) {\n"
+     << "    const tsr_storage* restrict xr = x + row * dim_cols;\n"
+     << "    tsr_storage* restrict yr = y + row * dim_cols;\n";
+  switch (r.op) {
+    case RowOp::softmax:
+      os << "    const float mx = tsr_row_max(xr, dim_cols);\n"
+         << "    const float sum = tsr_row_sum_exp(xr, dim_cols, mx);\n"
+         << "    for (int64_t i = 0; i < dim_cols; ++i) tsr_store(yr, i, expf(tsr_load(xr, i) - mx) / sum);\n";
+      break;
+    case RowOp::log_softmax:
+      os << "    const float mx = tsr_row_max(xr, dim_cols);\n"
+         << "    const float log_sum = logf(tsr_row_sum_exp(xr, dim_cols, mx));\n"
+         << "    for (int64_t i = 0; i < dim_cols; ++i) tsr_store(yr, i, (tsr_load(xr, i) - mx) - log_sum);\n";
+      break;
+    case RowOp::rmsnorm:
+      os << "    const float inv = 1.0f / sqrtf(tsr_row_sum_sq(xr, dim_cols, 0.0f) / (float)dim_cols + "
+         << float_literal(r.eps.value_or(0.0)) << ");\n"
+         << "    for (int64_t i = 0; i < dim_cols; ++i) tsr_store(yr, i, tsr_load(xr, i) * inv"
+         << (r.affine ? " * tsr_load(weight, i)" : "") << ");\n";
+      break;
+    case RowOp::layernorm:
+      os << "    const float mean = tsr_row_sum(xr, dim_cols) / (float)dim_cols;\n"
+         << "    const float var = tsr_row_sum_sq(xr, dim_cols, mean) / (float)dim_cols;\n"
+         << "    const float inv = 1.0f / sqrtf(var + " << float_literal(r.eps.value_or(0.0)) << ");\n"
+         << "    for (int64_t i = 0; i < dim_cols; ++i) tsr_store(yr, i, (tsr_load(xr, i) - mean) * inv"
+         << (r.affine ? " * tsr_load(weight, i) + tsr_load(bias, i)" : "") << ");\n";
+      break;
+  }
+  os << "  }\n}\n\n" << emit_entry(spec);
+  return os.str();
+}
+
+}  // namespace tsr::x86

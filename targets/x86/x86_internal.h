@@ -1,0 +1,100 @@
+// Private interfaces of the x86 target. The emitted C follows the System V
+// AMD64 psABI (x86-64 psABI 1.0, microarchitecture levels in §3.1.1); the
+// tiers map to -march=x86-64-v2 / -v3 / -v4.
+#pragma once
+
+#include <map>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "targets/target.h"
+
+namespace tsr::x86 {
+
+// What the emitter may assume about one psABI level.
+struct Tier {
+  std::string arch;        // v2 | v3 | v4
+  int vector_floats = 4;   // f32 lanes per vector register (SSE 4, AVX2 8, AVX-512 16)
+  int vector_registers = 16;
+  bool f16c = false;       // hardware f16 <-> f32 conversion (v3 and up)
+  bool fma = false;
+};
+
+// Empty optional for an arch this target does not know.
+std::optional<Tier> tier_for_arch(const std::string& arch);
+std::vector<std::string> tier_names();
+
+// --- emitter helpers (x86_emit_common.cc) ---------------------------------
+
+const char* storage_c_type(DType t);   // float | uint16_t
+
+// One C parameter of the typed kernel function, in ABI order.
+struct CParam {
+  std::string c_name;      // identifier used in the emitted C
+  std::string abi_name;    // name of the ABI binding
+  bool is_buffer = true;
+  bool is_output = false;
+};
+std::vector<CParam> c_params(const KernelSpec& spec);
+
+// The C name a Dim is read through inside the kernel body: a literal for a
+// static dim, the scalar parameter for a runtime one.
+std::string dim_expr(const KernelSpec& spec, const Dim& d);
+
+// Header comment, includes and the dtype conversion and math helpers.
+std::string emit_prelude(const KernelSpec& spec, const Tier& tier, const std::string& description);
+// `void name(params)` (no trailing brace).
+std::string emit_signature(const KernelSpec& spec);
+// The uniform `<name>_tsr_entry(buffers, scalars)` wrapper.
+std::string emit_entry(const KernelSpec& spec);
+
+// A C expression applying a unary op to the f32 expression `v`.
+std::string unary_expr(Op op, const std::string& v);
+// A C expression applying a binary op to f32 expressions `a`, `b`.
+std::string binary_expr(Op op, const std::string& a, const std::string& b);
+
+// C literal for a double, exact when the value is an f32 (e.g. "0.5f").
+std::string float_literal(double v);
+
+// --- family emitters --------------------------------------------------------
+
+std::string emit_elementwise(const KernelSpec& spec, const Tier& tier);
+std::string emit_matmul(const KernelSpec& spec, const Tier& tier);
+std::string emit_rowwise(const KernelSpec& spec, const Tier& tier);
+
+// --- compile step (x86_toolchain.cc) ----------------------------------------
+
+ToolchainInfo find_clang();
+std::vector<std::string> clang_flags(const Tier& tier);
+Expected<Artifact> compile_source(const KernelSpec& spec, const Tier& tier, const std::string& source);
+
+// --- runner (cpu_features.cc, x86_runner.cc) --------------------------------
+
+DeviceInfo cpu_device(const Tier& tier);
+
+// Shared objects loaded from memory (memfd + dlopen), kept open per artifact
+// digest so repeated launches (benchmarks, determinism runs) skip the load.
+class LoadedKernels {
+ public:
+  LoadedKernels() = default;
+  LoadedKernels(const LoadedKernels&) = delete;
+  LoadedKernels& operator=(const LoadedKernels&) = delete;
+  ~LoadedKernels();
+  using Entry = void (*)(void* const*, const int64_t*);
+  Expected<Entry> entry_for(const Artifact& artifact);
+
+ private:
+  struct Loaded {
+    void* handle = nullptr;
+    Entry entry = nullptr;
+    int fd = -1;   // kept open: glibc matches loaded objects by path, so /proc/self/fd/N must stay unique
+  };
+  std::mutex mutex_;
+  std::map<std::string, Loaded> loaded_;   // sha256 of the bytes + entry name
+};
+
+// Validates args against the spec's ABI, then calls the artifact's entry.
+Status run_artifact(LoadedKernels& kernels, const KernelSpec& spec, const Artifact& artifact, LaunchArgs& args);
+
+}  // namespace tsr::x86

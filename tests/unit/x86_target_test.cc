@@ -1,0 +1,443 @@
+// The x86 target: emit, compile and run against a double-precision naive
+// reference, for every tier this CPU has (tiers it lacks skip with a reason).
+#include <dlfcn.h>
+#include <gtest/gtest.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <functional>
+#include <random>
+
+#include "spec/abi.h"
+#include "support/half.h"
+#include "targets/x86/x86_target.h"
+
+namespace tsr {
+namespace {
+
+Dim rt(const std::string& name) { return Dim{0, name}; }
+Dim st(int64_t v) { return Dim{v, ""}; }
+
+KernelSpec base_spec(const std::string& name, Family family, DType dtype) {
+  KernelSpec s;
+  s.name = name;
+  s.family = family;
+  s.dtype = dtype;
+  if (family != Family::elementwise) s.accumulate = DType::f32;
+  return s;
+}
+
+KernelSpec elementwise(const std::string& name, DType dtype, std::vector<Op> ops, Dim n) {
+  KernelSpec s = base_spec(name, Family::elementwise, dtype);
+  s.body = ElementwiseSpec{std::move(ops), n};
+  return s;
+}
+
+KernelSpec matmul(const std::string& name, DType dtype, Dim m, Dim n, Dim k, Layout a, Layout b,
+                  std::vector<EpilogueOp> epilogue = {}) {
+  KernelSpec s = base_spec(name, Family::matmul, dtype);
+  MatmulSpec mm;
+  mm.m = m, mm.n = n, mm.k = k, mm.a = a, mm.b = b, mm.epilogue = std::move(epilogue);
+  s.body = mm;
+  return s;
+}
+
+KernelSpec rowwise(const std::string& name, DType dtype, RowOp op, Dim rows, Dim cols, bool affine) {
+  KernelSpec s = base_spec(name, Family::rowwise, dtype);
+  RowwiseSpec r;
+  r.op = op, r.rows = rows, r.cols = cols, r.affine = affine;
+  if (op == RowOp::rmsnorm || op == RowOp::layernorm) r.eps = 1e-5;
+  s.body = r;
+  return s;
+}
+
+EpilogueOp epi(EpilogueOp::Kind kind) {
+  EpilogueOp e;
+  e.kind = kind;
+  return e;
+}
+
+std::vector<EpilogueOp> every_epilogue_kind() {
+  EpilogueOp scale = epi(EpilogueOp::Kind::scale);
+  scale.scale = 0.75;
+  EpilogueOp clamp = epi(EpilogueOp::Kind::clamp);
+  clamp.lo = -3.0, clamp.hi = 2.5;
+  EpilogueOp act = epi(EpilogueOp::Kind::activation);
+  act.activation = Op::gelu_tanh;
+  return {epi(EpilogueOp::Kind::bias), epi(EpilogueOp::Kind::residual), scale, clamp, act};
+}
+
+double ref_unary(Op op, double v) {
+  switch (op) {
+    case Op::relu: return v < 0 ? 0 : v;
+    case Op::gelu_tanh: return 0.5 * v * (1 + std::tanh(0.7978845608 * (v + 0.044715 * v * v * v)));
+    case Op::gelu_erf: return 0.5 * v * (1 + std::erf(v / std::sqrt(2.0)));
+    case Op::silu: return v / (1 + std::exp(-v));
+    case Op::sigmoid: return 1 / (1 + std::exp(-v));
+    case Op::tanh: return std::tanh(v);
+    case Op::exp: return std::exp(v);
+    case Op::neg: return -v;
+    case Op::abs: return std::fabs(v);
+    case Op::sqrt: return std::sqrt(v);
+    case Op::rsqrt: return 1 / std::sqrt(v);
+    default: return NAN;
+  }
+}
+
+double ref_binary(Op op, double a, double b) {
+  switch (op) {
+    case Op::add: return a + b;
+    case Op::sub: return a - b;
+    case Op::mul: return a * b;
+    case Op::div: return a / b;
+    case Op::max: return std::max(a, b);
+    case Op::min: return std::min(a, b);
+    default: return NAN;
+  }
+}
+
+// Buffers filled from a seeded generator, in ABI order, with the reference.
+struct Case {
+  LaunchArgs args;
+  std::vector<double> expected;   // the output buffer, in double
+};
+
+std::vector<uint8_t> random_buffer(DType t, int64_t count, std::mt19937& rng, double lo, double hi) {
+  std::vector<uint8_t> bytes(static_cast<size_t>(count) * dtype_size(t));
+  std::uniform_real_distribution<double> dist(lo, hi);
+  for (int64_t i = 0; i < count; ++i) store_element(bytes.data(), t, i, dist(rng));
+  return bytes;
+}
+
+double at(const std::vector<uint8_t>& b, DType t, int64_t i) { return load_element(b.data(), t, i); }
+
+Case make_case(const KernelSpec& spec, const std::map<std::string, int64_t>& dims, uint32_t seed) {
+  std::mt19937 rng(seed);
+  const KernelAbi abi = kernel_abi(spec);
+  Case c;
+  for (const std::string& name : abi.scalar_names()) c.args.scalars.push_back(dims.at(name));
+  const DType t = spec.dtype;
+  std::vector<int64_t> counts;
+  for (const Binding* b : abi.buffers()) counts.push_back(*abi.element_count(*b, dims));
+  const size_t n_in = counts.size() - 1;
+  // Positive inputs keep sqrt/rsqrt/div defined; matmul and rows use signed values.
+  const bool positive = spec.family == Family::elementwise;
+  for (size_t i = 0; i < n_in; ++i)
+    c.args.buffers.push_back(random_buffer(t, counts[i], rng, positive ? 0.5 : -1.0, positive ? 2.0 : 1.0));
+  c.args.buffers.emplace_back(static_cast<size_t>(counts.back()) * dtype_size(t), 0xcd);
+  const auto& in = c.args.buffers;
+  c.expected.assign(static_cast<size_t>(counts.back()), 0.0);
+
+  auto dim = [&](const Dim& d) { return d.is_static() ? d.value : dims.at(d.name); };
+  switch (spec.family) {
+    case Family::elementwise: {
+      const ElementwiseSpec& e = spec.elementwise();
+      for (int64_t i = 0; i < counts.back(); ++i) {
+        double v = at(in[0], t, i);
+        size_t next = 1;
+        for (Op op : e.ops) v = op_is_binary(op) ? ref_binary(op, v, at(in[next++], t, i)) : ref_unary(op, v);
+        c.expected[i] = v;
+      }
+      break;
+    }
+    case Family::matmul: {
+      const MatmulSpec& mm = spec.matmul();
+      const int64_t M = dim(mm.m), N = dim(mm.n), K = dim(mm.k);
+      size_t next = 2;
+      const std::vector<uint8_t>* bias = mm.has_bias() ? &in[next++] : nullptr;
+      const std::vector<uint8_t>* residual = mm.has_residual() ? &in[next++] : nullptr;
+      for (int64_t m = 0; m < M; ++m)
+        for (int64_t n = 0; n < N; ++n) {
+          double v = 0;
+          for (int64_t k = 0; k < K; ++k)
+            v += at(in[0], t, mm.a == Layout::row ? m * K + k : k * M + m) *
+                 at(in[1], t, mm.b == Layout::row ? k * N + n : n * K + k);
+          for (const EpilogueOp& op : mm.epilogue) {
+            switch (op.kind) {
+              case EpilogueOp::Kind::bias: v += at(*bias, t, n); break;
+              case EpilogueOp::Kind::residual: v += at(*residual, t, m * N + n); break;
+              case EpilogueOp::Kind::scale: v *= op.scale; break;
+              case EpilogueOp::Kind::clamp: v = std::min(std::max(v, op.lo), op.hi); break;
+              case EpilogueOp::Kind::activation: v = ref_unary(op.activation, v); break;
+            }
+          }
+          c.expected[m * N + n] = v;
+        }
+      break;
+    }
+    case Family::rowwise: {
+      const RowwiseSpec& r = spec.rowwise();
+      const int64_t rows = dim(r.rows), cols = dim(r.cols);
+      for (int64_t row = 0; row < rows; ++row) {
+        auto x = [&](int64_t i) { return at(in[0], t, row * cols + i); };
+        double mx = -INFINITY, sum = 0, sq = 0;
+        for (int64_t i = 0; i < cols; ++i) mx = std::max(mx, x(i)), sum += x(i), sq += x(i) * x(i);
+        double sum_exp = 0, var = 0;
+        const double mean = sum / cols;
+        for (int64_t i = 0; i < cols; ++i) sum_exp += std::exp(x(i) - mx), var += (x(i) - mean) * (x(i) - mean);
+        var /= cols;
+        for (int64_t i = 0; i < cols; ++i) {
+          double y = 0;
+          switch (r.op) {
+            case RowOp::softmax: y = std::exp(x(i) - mx) / sum_exp; break;
+            case RowOp::log_softmax: y = x(i) - mx - std::log(sum_exp); break;
+            case RowOp::rmsnorm:
+              y = x(i) / std::sqrt(sq / cols + *r.eps);
+              if (r.affine) y *= at(in[1], t, i);
+              break;
+            case RowOp::layernorm:
+              y = (x(i) - mean) / std::sqrt(var + *r.eps);
+              if (r.affine) y = y * at(in[1], t, i) + at(in[2], t, i);
+              break;
+          }
+          c.expected[row * cols + i] = y;
+        }
+      }
+      break;
+    }
+    case Family::attention: break;
+  }
+  return c;
+}
+
+double tolerance(DType t) { return t == DType::f32 ? 1e-4 : t == DType::f16 ? 4e-3 : 1.6e-2; }
+
+// Every output element within atol + rtol * |ref|, reporting the first miss.
+void expect_close(const KernelSpec& spec, const Case& c, const std::string& what, double scale_tol = 1.0) {
+  const DType t = spec.dtype;
+  const double tol = tolerance(t) * scale_tol;
+  const std::vector<uint8_t>& out = c.args.buffers.back();
+  for (size_t i = 0; i < c.expected.size(); ++i) {
+    const double got = at(out, t, static_cast<int64_t>(i)), want = c.expected[i];
+    if (!(std::fabs(got - want) <= tol + tol * std::fabs(want))) {
+      ADD_FAILURE() << spec.name << " " << what << ": element " << i << " got " << got << " want " << want;
+      return;
+    }
+  }
+}
+
+class X86Test : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    target_ = make_x86_target();
+    ASSERT_NE(target_, nullptr);
+    if (!target_->toolchain().found) GTEST_SKIP() << "clang unavailable: " << target_->toolchain().why_unavailable;
+  }
+
+  Artifact build(const KernelSpec& spec, const std::string& arch) {
+    Expected<std::string> src = target_->emit(spec, arch);
+    EXPECT_TRUE(src.ok()) << (src.ok() ? "" : src.error().message());
+    if (!src) return {};
+    Expected<Artifact> art = target_->compile(spec, arch, *src);
+    EXPECT_TRUE(art.ok()) << (art.ok() ? "" : art.error().message());
+    return art ? *art : Artifact{};
+  }
+
+  // Runs one case at the given runtime sizes when the tier is present here.
+  void check(const KernelSpec& spec, const Artifact& art, const std::map<std::string, int64_t>& dims,
+             double scale_tol = 1.0) {
+    if (!target_->device(art.target.arch).present) return;
+    Case c = make_case(spec, dims, 1234);
+    std::string what = art.target.str();
+    for (const auto& [k, v] : dims) what += " " + k + "=" + std::to_string(v);
+    const Status s = target_->run(spec, art, c.args);
+    ASSERT_TRUE(s.ok()) << what << ": " << s.error().message();
+    expect_close(spec, c, what, scale_tol);
+  }
+
+  std::unique_ptr<Target> target_;
+};
+
+const DType kDtypes[] = {DType::f32, DType::f16, DType::bf16};
+const char* kArchs[] = {"v2", "v3", "v4"};
+
+TEST_F(X86Test, NamesAndSupport) {
+  EXPECT_EQ(target_->kind(), "x86");
+  EXPECT_EQ(target_->archs(), (std::vector<std::string>{"v2", "v3", "v4"}));
+  KernelSpec att = base_spec("att", Family::attention, DType::bf16);
+  EXPECT_EQ(target_->unsupported_reason(att, "v3"), "family attention is not supported by target x86 yet");
+  EXPECT_EQ(target_->unsupported_reason(elementwise("e", DType::f32, {Op::add}, st(4)), "v3"), "");
+  EXPECT_FALSE(target_->emit(att, "v3").ok());
+  EXPECT_EQ(target_->budget_floor(att).atol, 0.0);
+}
+
+TEST_F(X86Test, EmitIsDeterministicAndNamesBothEntryPoints) {
+  const KernelSpec spec = matmul("gemm_det", DType::bf16, rt("M"), st(64), rt("K"), Layout::col, Layout::row,
+                                 every_epilogue_kind());
+  for (const char* arch : kArchs) {
+    Expected<std::string> a = target_->emit(spec, arch), b = target_->emit(spec, arch);
+    ASSERT_TRUE(a.ok() && b.ok());
+    EXPECT_EQ(*a, *b);
+    EXPECT_EQ(a->rfind("/* generated by tesserac", 0), 0u);
+    EXPECT_NE(a->find("void gemm_det(const tsr_storage* restrict a, const tsr_storage* restrict b, "
+                      "const tsr_storage* restrict bias, const tsr_storage* restrict residual, "
+                      "tsr_storage* restrict c, int64_t M, int64_t K)"),
+              std::string::npos);
+    EXPECT_NE(a->find("void gemm_det_tsr_entry(void* const* buffers, const int64_t* scalars)"), std::string::npos);
+  }
+}
+
+TEST_F(X86Test, SameSourceCompilesToIdenticalBytes) {
+  const KernelSpec spec = rowwise("rms_repro", DType::f32, RowOp::rmsnorm, rt("rows"), st(64), true);
+  const Artifact a = build(spec, "v3"), b = build(spec, "v3");
+  ASSERT_FALSE(a.bytes.empty());
+  EXPECT_EQ(a.bytes, b.bytes);
+  EXPECT_EQ(a.key, b.key);
+  EXPECT_EQ(a.key.size(), 64u);
+  EXPECT_EQ(a.kind, "shared_object");
+  EXPECT_EQ(a.entry, "rms_repro_tsr_entry");
+  EXPECT_EQ(a.toolchain, "clang " + target_->toolchain().version);
+  const Artifact other = build(spec, "v4");
+  EXPECT_NE(a.key, other.key);
+}
+
+// Only the typed function and the uniform entry are exported.
+TEST_F(X86Test, ExportsExactlyTwoSymbols) {
+  const KernelSpec spec = matmul("gemm_syms", DType::f32, st(8), st(8), st(8), Layout::row, Layout::row);
+  const Artifact art = build(spec, "v2");
+  ASSERT_FALSE(art.bytes.empty());
+  const int fd = memfd_create("x86-test", MFD_CLOEXEC);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(write(fd, art.bytes.data(), art.bytes.size()), static_cast<ssize_t>(art.bytes.size()));
+  void* h = dlopen(("/proc/self/fd/" + std::to_string(fd)).c_str(), RTLD_NOW | RTLD_LOCAL);
+  close(fd);
+  ASSERT_NE(h, nullptr) << dlerror();
+  EXPECT_NE(dlsym(h, "gemm_syms"), nullptr);
+  EXPECT_NE(dlsym(h, "gemm_syms_tsr_entry"), nullptr);
+  EXPECT_EQ(dlsym(h, "tsr_micro_kernel"), nullptr);
+  EXPECT_EQ(dlsym(h, "tsr_pack_a"), nullptr);
+  dlclose(h);
+}
+
+// Every family x dtype x tier compiles; present tiers run odd runtime sizes.
+TEST_F(X86Test, ElementwiseEveryTierAndDtype) {
+  for (DType t : kDtypes)
+    for (const char* arch : kArchs) {
+      const KernelSpec spec = elementwise(std::string("ew_") + dtype_name(t), t, {Op::add, Op::silu, Op::mul}, rt("n"));
+      const Artifact art = build(spec, arch);
+      for (int64_t n : {0, 1, 17, 1000}) check(spec, art, {{"n", n}});
+    }
+}
+
+TEST_F(X86Test, ElementwiseEveryOp) {
+  // Inputs in [0.5, 2]: each op sees a value where it is defined.
+  const std::vector<Op> ops = {Op::add,  Op::sqrt,    Op::rsqrt, Op::mul,      Op::max,      Op::min,
+                               Op::sub,  Op::div,     Op::neg,   Op::abs,      Op::gelu_tanh, Op::gelu_erf,
+                               Op::silu, Op::sigmoid, Op::tanh,  Op::exp,      Op::relu};
+  for (DType t : kDtypes)
+    for (const char* arch : {"v2", "v4"}) {
+      const KernelSpec spec = elementwise("ew_all_ops", t, ops, st(1000));
+      check(spec, build(spec, arch), {});
+    }
+}
+
+TEST_F(X86Test, RowwiseEveryOpTierAndDtype) {
+  struct Variant {
+    RowOp op;
+    bool affine;
+  };
+  const Variant variants[] = {{RowOp::softmax, false}, {RowOp::log_softmax, false}, {RowOp::rmsnorm, true},
+                              {RowOp::layernorm, true}, {RowOp::layernorm, false}};
+  for (DType t : kDtypes)
+    for (const char* arch : kArchs)
+      for (const Variant& v : variants) {
+        if (t != DType::f32 && v.op == RowOp::layernorm && !v.affine) continue;
+        const KernelSpec spec = rowwise(std::string("row_") + row_op_name(v.op), t, v.op, rt("rows"), rt("cols"), v.affine);
+        const Artifact art = build(spec, arch);
+        for (auto [rows, cols] : std::vector<std::pair<int64_t, int64_t>>{{0, 5}, {1, 1}, {3, 17}, {2, 1000}})
+          check(spec, art, {{"rows", rows}, {"cols", cols}}, v.op == RowOp::log_softmax ? 4.0 : 1.0);
+      }
+}
+
+TEST_F(X86Test, MatmulEveryTierAndDtype) {
+  for (DType t : kDtypes)
+    for (const char* arch : kArchs) {
+      const KernelSpec spec = matmul("mm", t, rt("M"), rt("N"), rt("K"), Layout::row, Layout::row);
+      const Artifact art = build(spec, arch);
+      for (auto [m, n, k] : std::vector<std::tuple<int64_t, int64_t, int64_t>>{
+               {0, 5, 3}, {1, 1, 1}, {17, 17, 17}, {1000, 3, 5}, {130, 45, 300}, {7, 9, 0}})
+        check(spec, art, {{"M", m}, {"N", n}, {"K", k}}, t == DType::f32 ? 10.0 : 1.0);
+    }
+}
+
+TEST_F(X86Test, MatmulEveryLayoutWithEveryEpilogueKind) {
+  for (Layout a : {Layout::row, Layout::col})
+    for (Layout b : {Layout::row, Layout::col}) {
+      const KernelSpec spec = matmul("mm_epi", DType::f32, rt("M"), rt("N"), st(260), a, b, every_epilogue_kind());
+      const Artifact art = build(spec, "v4");
+      for (auto [m, n] : std::vector<std::pair<int64_t, int64_t>>{{1, 1}, {17, 33}, {129, 70}})
+        check(spec, art, {{"M", m}, {"N", n}}, 10.0);
+    }
+  // Each epilogue kind alone, static shape, on the AVX2 tier.
+  for (const EpilogueOp& e : every_epilogue_kind()) {
+    const KernelSpec spec = matmul("mm_one_epi", DType::bf16, st(19), st(23), st(29), Layout::col, Layout::col, {e});
+    check(spec, build(spec, "v3"), {});
+  }
+}
+
+TEST_F(X86Test, DeviceReportsTiers) {
+  for (const char* arch : kArchs) {
+    const DeviceInfo d = target_->device(arch);
+    EXPECT_FALSE(d.description.empty());
+    if (d.present) EXPECT_NE(d.description.find(std::string("x86-64-") + arch), std::string::npos) << d.description;
+    else EXPECT_NE(d.description.find("lacks x86-64-"), std::string::npos) << d.description;
+  }
+  EXPECT_FALSE(target_->device("v9").present);
+  // v2 is the floor every x86-64 machine running this suite has.
+  EXPECT_TRUE(target_->device("v2").present);
+}
+
+TEST_F(X86Test, RunValidatesArgumentsAgainstTheAbi) {
+  const KernelSpec spec = elementwise("ew_validate", DType::f32, {Op::add}, rt("n"));
+  const Artifact art = build(spec, "v2");
+  LaunchArgs args;
+  args.scalars = {4};
+  args.buffers = {std::vector<uint8_t>(16), std::vector<uint8_t>(16)};
+  Status s = target_->run(spec, art, args);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.error().message(), "kernel 'ew_validate' takes 3 buffers, got 2");
+  args.buffers.emplace_back(12);
+  s = target_->run(spec, art, args);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.error().message(), "buffer 'out' of kernel 'ew_validate' has 12 bytes, expected 16");
+  args.buffers.back().resize(16);
+  args.scalars = {};
+  EXPECT_FALSE(target_->run(spec, art, args).ok());
+  args.scalars = {-1};
+  EXPECT_FALSE(target_->run(spec, art, args).ok());
+  args.scalars = {4};
+  EXPECT_TRUE(target_->run(spec, art, args).ok());
+}
+
+TEST_F(X86Test, CompilerFailureCarriesTheLog) {
+  const KernelSpec spec = elementwise("broken_kernel", DType::f32, {Op::add}, st(4));
+  Expected<Artifact> art = target_->compile(spec, "v3", "void broken_kernel(void) { this is not C; }\n");
+  ASSERT_FALSE(art.ok());
+  EXPECT_EQ(art.error().kind(), ErrorKind::toolchain);
+  EXPECT_NE(art.error().message().find("clang failed to compile kernel 'broken_kernel' for x86:v3"), std::string::npos);
+  EXPECT_NE(art.error().message().find("error:"), std::string::npos) << art.error().message();
+}
+
+TEST_F(X86Test, MissingClangIsTargetUnavailable) {
+  const char* old = std::getenv("TESSERAC_CLANG");
+  const std::string saved = old ? old : "";
+  setenv("TESSERAC_CLANG", "/nonexistent/clang-14", 1);
+  const ToolchainInfo tc = target_->toolchain();
+  const KernelSpec spec = elementwise("ew_noclang", DType::f32, {Op::add}, st(4));
+  Expected<Artifact> art = target_->compile(spec, "v3", "int x;\n");
+  setenv("TESSERAC_CLANG", "/bin/false", 1);
+  const ToolchainInfo broken = target_->toolchain();
+  if (old) setenv("TESSERAC_CLANG", saved.c_str(), 1);
+  else unsetenv("TESSERAC_CLANG");
+  EXPECT_FALSE(tc.found);
+  EXPECT_EQ(tc.why_unavailable, "TESSERAC_CLANG='/nonexistent/clang-14' is not an executable");
+  ASSERT_FALSE(art.ok());
+  EXPECT_EQ(art.error().kind(), ErrorKind::toolchain);
+  EXPECT_EQ(art.error().message().rfind("target unavailable: x86:v3: ", 0), 0u) << art.error().message();
+  EXPECT_FALSE(broken.found);
+}
+
+}  // namespace
+}  // namespace tsr

@@ -1,5 +1,6 @@
 #include "targets/registry.h"
 
+#include "targets/cuda/cuda_target.h"
 #include "targets/x86/x86_target.h"
 
 namespace tsr {
@@ -8,6 +9,7 @@ const std::vector<std::unique_ptr<Target>>& all_targets() {
   static const std::vector<std::unique_ptr<Target>> targets = [] {
     std::vector<std::unique_ptr<Target>> v;
     v.push_back(make_x86_target());
+    v.push_back(make_cuda_target());
     return v;
   }();
   return targets;

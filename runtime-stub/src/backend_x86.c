@@ -69,7 +69,7 @@ tsr_status tsr_x86_load(const void* blob, size_t size, const char* entry, tsr_lo
 }
 
 tsr_status tsr_x86_launch(const tsr_loaded* l, const tsr_launch_args* args) {
-  void* small[16];
+  void* small[16] = {0};
   void** ptrs = args->buffer_count <= 16 ? small : (void**)malloc(args->buffer_count * sizeof(void*));
   if (!ptrs) return TSR_ERROR_OUT_OF_MEMORY;
   for (size_t i = 0; i < args->buffer_count; ++i) ptrs[i] = args->buffers[i].data;

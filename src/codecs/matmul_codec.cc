@@ -49,8 +49,8 @@ class MatmulCodec final : public FamilyCodec {
       } else {
         MapReader l(layout, m.file(), "matmul layout", m.diag());
         l.check_keys({"a", "b"});
-        if (auto a = l.required_enum("a", {"row", "col"})) body.a = *a == "row" ? Layout::row : Layout::col;
-        if (auto b = l.required_enum("b", {"row", "col"})) body.b = *b == "row" ? Layout::row : Layout::col;
+        if (auto a = l.required_enum("a", {"row", "col"}, "layout")) body.a = *a == "row" ? Layout::row : Layout::col;
+        if (auto b = l.required_enum("b", {"row", "col"}, "layout")) body.b = *b == "row" ? Layout::row : Layout::col;
       }
     }
     if (m.has("epilogue")) decode_epilogue(m, m.get("epilogue"), body);

@@ -14,7 +14,7 @@ class RowwiseCodec final : public FamilyCodec {
     const size_t errors_before = m.diag().error_count();
     decode_accumulate(m, spec);
     RowwiseSpec body;
-    std::optional<std::string> op = m.required_enum("op", {"softmax", "log_softmax", "rmsnorm", "layernorm"});
+    std::optional<std::string> op = m.required_enum("op", {"softmax", "log_softmax", "rmsnorm", "layernorm"}, "rowwise op");
     if (op) {
       if (*op == "softmax") body.op = RowOp::softmax;
       if (*op == "log_softmax") body.op = RowOp::log_softmax;

@@ -24,7 +24,7 @@ void decode_accuracy(const MapReader& m, KernelSpec& spec) {
   }
   MapReader a(node, m.file(), "'accuracy'", m.diag());
   a.check_keys({"kind", "atol", "rtol"});
-  std::optional<std::string> kind = a.required_enum("kind", {"reference_exact", "tolerance_bounded"});
+  std::optional<std::string> kind = a.required_enum("kind", {"reference_exact", "tolerance_bounded"}, "accuracy kind");
   if (!kind) return;
   if (*kind == "reference_exact") {
     spec.accuracy.kind = Accuracy::Kind::reference_exact;
@@ -55,7 +55,8 @@ void decode_targets(const MapReader& m, KernelSpec& spec) {
     if (!text) continue;
     std::optional<TargetName> name = parse_target_name(*text);
     const Target* target = name ? find_target(name->kind) : nullptr;
-    const bool known_arch = target && std::count(target->archs().begin(), target->archs().end(), name->arch);
+    const std::vector<std::string> archs = target ? target->archs() : std::vector<std::string>{};
+    const bool known_arch = std::find(archs.begin(), archs.end(), name ? name->arch : "") != archs.end();
     if (!known_arch) {
       m.error(item, "unknown target '" + *text + "' (known: " + join(known) + ")");
       continue;
@@ -88,8 +89,16 @@ std::optional<KernelSpec> decode_root(const YAML::Node& root, const std::string&
     return std::nullopt;
   }
   const size_t errors_before = diag.error_count();
-  MapReader m(root, file, "spec", diag);
+  // The family names the map in every later message ("unknown key 'tile' in matmul spec").
+  MapReader top(root, file, "spec", diag);
+  const FamilyCodec* codec = nullptr;
   KernelSpec spec;
+  if (std::optional<std::string> fam = top.required_enum("family", family_names())) {
+    spec.family = *family_from_name(*fam);
+    codec = find_codec(spec.family);
+    if (!codec) top.error(top.get("family"), "family '" + *fam + "' has no codec in this tesserac yet (available: elementwise, matmul, rowwise)");
+  }
+  MapReader m(root, file, codec ? std::string(family_name(spec.family)) + " spec" : "spec", diag);
   spec.location = m.location();
 
   if (std::optional<int64_t> version = m.required_int("tesserac")) {
@@ -108,12 +117,6 @@ std::optional<KernelSpec> decode_root(const YAML::Node& root, const std::string&
     spec.determinism = *det == "deterministic" ? Determinism::deterministic : Determinism::nondeterministic_allowed;
   decode_targets(m, spec);
 
-  const FamilyCodec* codec = nullptr;
-  if (std::optional<std::string> fam = m.required_enum("family", family_names())) {
-    spec.family = *family_from_name(*fam);
-    codec = find_codec(spec.family);
-    if (!codec) m.error(m.get("family"), "family '" + *fam + "' has no codec in this tesserac yet (available: elementwise, matmul, rowwise)");
-  }
   std::vector<std::string> allowed = common_keys();
   if (codec) {
     for (const std::string& k : codec->keys()) allowed.push_back(k);
@@ -154,17 +157,24 @@ std::optional<KernelSpec> decode_spec(const std::string& text, const std::string
     diag.error(SourceLocation{file, 1, 1}, std::string("invalid YAML: ") + e.what());
     return std::nullopt;
   }
+  if (docs.empty()) {
+    diag.error(SourceLocation{file, 0, 0}, "spec file is empty (expected a map with keys tesserac, kernel, family, ...)");
+    return std::nullopt;
+  }
   if (docs.size() != 1) {
     diag.error(SourceLocation{file, docs.empty() ? 1 : location_of(file, docs[1]).line, 1},
                "a spec file holds exactly one YAML document, found " + std::to_string(docs.size()));
     return std::nullopt;
   }
+  const size_t first_error = diag.error_count();
+  std::optional<KernelSpec> spec;
   try {
-    return decode_root(docs[0], file, diag);
+    spec = decode_root(docs[0], file, diag);
   } catch (const std::exception& e) {
     diag.error(SourceLocation{file, 1, 1}, std::string("invalid spec: ") + e.what());
-    return std::nullopt;
   }
+  diag.sort_by_location(first_error);
+  return spec;
 }
 
 std::vector<std::string> expand_spec_paths(const std::vector<std::string>& paths, DiagnosticEngine& diag) {

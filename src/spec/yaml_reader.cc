@@ -138,13 +138,13 @@ std::optional<bool> MapReader::required_bool(const std::string& key) const {
   return std::nullopt;
 }
 
-std::optional<std::string> MapReader::required_enum(const std::string& key,
-                                                    const std::vector<std::string>& allowed) const {
+std::optional<std::string> MapReader::required_enum(const std::string& key, const std::vector<std::string>& allowed,
+                                                    const std::string& noun) const {
   std::optional<std::string> s = required_string(key);
   if (!s) return std::nullopt;
   for (const std::string& a : allowed)
     if (*s == a) return s;
-  error(get(key), "unknown " + key + " '" + *s + "' (allowed: " + join(allowed) + ")");
+  error(get(key), "unknown " + (noun.empty() ? key : noun) + " '" + *s + "' (allowed: " + join(allowed) + ")");
   return std::nullopt;
 }
 

@@ -41,7 +41,9 @@ class MapReader {
   std::optional<double> number(const std::string& key, bool required) const;
   std::optional<bool> required_bool(const std::string& key) const;
   // One of `allowed`, by name.
-  std::optional<std::string> required_enum(const std::string& key, const std::vector<std::string>& allowed) const;
+  // `noun` names the value in messages ("unknown <noun> 'x'"); default: the key.
+  std::optional<std::string> required_enum(const std::string& key, const std::vector<std::string>& allowed,
+                                           const std::string& noun = "") const;
   std::optional<Dim> dim(const YAML::Node& value, const std::string& key) const;
 
   // Reports a key that is present but does not apply, with the reason.

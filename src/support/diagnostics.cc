@@ -1,5 +1,6 @@
 #include "support/diagnostics.h"
 
+#include <algorithm>
 #include <sstream>
 
 namespace tsr {
@@ -17,6 +18,16 @@ void DiagnosticEngine::add_source(const std::string& file, std::string text) {
 
 void DiagnosticEngine::error(const SourceLocation& at, std::string message) {
   errors_.push_back(Diagnostic{at, std::move(message)});
+}
+
+void DiagnosticEngine::sort_by_location(size_t first) {
+  if (first >= errors_.size()) return;
+  std::stable_sort(errors_.begin() + static_cast<std::ptrdiff_t>(first), errors_.end(),
+                   [](const Diagnostic& a, const Diagnostic& b) {
+                     if (a.location.file != b.location.file) return false;
+                     if (a.location.line != b.location.line) return a.location.line < b.location.line;
+                     return a.location.column < b.location.column;
+                   });
 }
 
 std::string DiagnosticEngine::render(const Diagnostic& d) const {

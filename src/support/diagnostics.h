@@ -23,6 +23,8 @@ class DiagnosticEngine {
   void add_source(const std::string& file, std::string text);
 
   void error(const SourceLocation& at, std::string message);
+  // Orders the errors reported since `first` by file position (stable).
+  void sort_by_location(size_t first);
   size_t error_count() const { return errors_.size(); }
   bool has_errors() const { return !errors_.empty(); }
   const std::vector<Diagnostic>& errors() const { return errors_; }

@@ -176,20 +176,20 @@ TSR_INLINE void tsr_store(tsr_storage* p, int64_t i, float v) { p[i] = (uint16_t
 
 // Span conversions used by packing and row buffers. The F16C variant converts
 // eight lanes at a time; the others are loops the vectorizer handles.
-const char* kSpanGeneric = R"(static void tsr_load_span(float* restrict dst, const tsr_storage* restrict src, int64_t n) {
+const char* kSpanGeneric = R"(TSR_HELPER void tsr_load_span(float* restrict dst, const tsr_storage* restrict src, int64_t n) {
   for (int64_t i = 0; i < n; ++i) dst[i] = tsr_load(src, i);
 }
-static void tsr_store_span(tsr_storage* restrict dst, const float* restrict src, int64_t n) {
+TSR_HELPER void tsr_store_span(tsr_storage* restrict dst, const float* restrict src, int64_t n) {
   for (int64_t i = 0; i < n; ++i) tsr_store(dst, i, src[i]);
 }
 )";
 
-const char* kSpanF16c = R"(static void tsr_load_span(float* restrict dst, const tsr_storage* restrict src, int64_t n) {
+const char* kSpanF16c = R"(TSR_HELPER void tsr_load_span(float* restrict dst, const tsr_storage* restrict src, int64_t n) {
   int64_t i = 0;
   for (; i + 8 <= n; i += 8) _mm256_storeu_ps(dst + i, _mm256_cvtph_ps(_mm_loadu_si128((const __m128i*)(src + i))));
   for (; i < n; ++i) dst[i] = tsr_load(src, i);
 }
-static void tsr_store_span(tsr_storage* restrict dst, const float* restrict src, int64_t n) {
+TSR_HELPER void tsr_store_span(tsr_storage* restrict dst, const float* restrict src, int64_t n) {
   int64_t i = 0;
   for (; i + 8 <= n; i += 8)
     _mm_storeu_si128((__m128i*)(dst + i), _mm256_cvtps_ph(_mm256_loadu_ps(src + i), _MM_FROUND_TO_NEAREST_INT));
@@ -213,7 +213,12 @@ std::string emit_prelude(const KernelSpec& spec, const Tier& tier, const std::st
   const bool f16c = spec.dtype == DType::f16 && tier.f16c;
   if (f16c || spec.family == Family::matmul || spec.family == Family::rowwise) os << "#include <immintrin.h>\n";
   os << "\n#define TSR_EXPORT __attribute__((visibility(\"default\")))\n"
-     << "#define TSR_INLINE static inline __attribute__((always_inline))\n\n";
+     << "/* helpers are shared text; a kernel may not use all of them */\n"
+     << "#define TSR_INLINE static inline __attribute__((always_inline, unused))\n"
+     << "#define TSR_HELPER static __attribute__((unused))\n"
+     << "/* explicit-vector functions use full-width registers even where the\n"
+     << " * compiler prefers narrower ones for auto-vectorized code (AVX-512) */\n"
+     << "#define TSR_VECTOR_FN __attribute__((min_vector_width(" << tier.vector_floats * 32 << ")))\n\n";
   switch (spec.dtype) {
     case DType::f32: os << kF32Conversions; break;
     case DType::bf16: os << kBf16Conversions; break;
@@ -225,14 +230,15 @@ std::string emit_prelude(const KernelSpec& spec, const Tier& tier, const std::st
 
 std::string emit_signature(const KernelSpec& spec) {
   std::ostringstream os;
+  const std::string t = storage_c_type(spec.dtype);
   os << "TSR_EXPORT void " << spec.name << "(";
   bool first = true;
   for (const CParam& p : c_params(spec)) {
     if (!first) os << ", ";
     first = false;
     if (!p.is_buffer) os << "int64_t " << p.c_name;
-    else if (p.is_output) os << "tsr_storage* restrict " << p.c_name;
-    else os << "const tsr_storage* restrict " << p.c_name;
+    else if (p.is_output) os << t << "* restrict " << p.c_name;
+    else os << "const " << t << "* restrict " << p.c_name;
   }
   os << ")";
   return os.str();
@@ -240,6 +246,7 @@ std::string emit_signature(const KernelSpec& spec) {
 
 std::string emit_entry(const KernelSpec& spec) {
   std::ostringstream os;
+  const std::string t = storage_c_type(spec.dtype);
   os << "/* uniform entry: buffers in ABI order (inputs, outputs), then runtime scalars */\n"
      << "TSR_EXPORT void " << spec.name << "_tsr_entry(void* const* buffers, const int64_t* scalars) {\n"
      << "  " << spec.name << "(";
@@ -249,8 +256,8 @@ std::string emit_entry(const KernelSpec& spec) {
     if (!first) os << ", ";
     first = false;
     if (!p.is_buffer) os << "scalars[" << scalar_index++ << "]";
-    else if (p.is_output) os << "(tsr_storage*)buffers[" << buffer_index++ << "]";
-    else os << "(const tsr_storage*)buffers[" << buffer_index++ << "]";
+    else if (p.is_output) os << "(" << t << "*)buffers[" << buffer_index++ << "]";
+    else os << "(const " << t << "*)buffers[" << buffer_index++ << "]";
   }
   if (scalar_index == 0) os << ");\n  (void)scalars;\n}\n";
   else os << ");\n}\n";

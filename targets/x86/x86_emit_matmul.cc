@@ -23,7 +23,8 @@ struct Tiling {
 };
 
 // Register budget: mr * nv accumulators + nv B vectors + one broadcast must
-// fit the tier's vector registers (16 for SSE/AVX2, 32 for AVX-512).
+// fit the tier's vector registers (16 for SSE/AVX2, 32 for AVX-512). On
+// Zen 4, 8 x 32 measured level with 14 x 32 and with OpenBLAS (docs/performance.md).
 Tiling tiling_for(const Tier& tier) {
   if (tier.arch == "v4") return Tiling{8, 2, 256, 128, 4l << 20};
   if (tier.arch == "v3") return Tiling{6, 2, 256, 120, 4l << 20};
@@ -81,7 +82,7 @@ std::string micro_kernel(const Tiling& t, const Tier& tier) {
   const int vw = tier.vector_floats;
   os << "/* MR x NR micro-kernel: C_tile = C_in (or 0) + Ap_panel * Bp_panel over kc.\n"
      << " * Ap is MR floats per k, Bp is NR floats per k (both 64-byte aligned). */\n"
-     << "static void tsr_micro_kernel(int64_t kc, const float* restrict ap, const float* restrict bp,\n"
+     << "TSR_VECTOR_FN static void tsr_micro_kernel(int64_t kc, const float* restrict ap, const float* restrict bp,\n"
      << "                             const float* c_in, float* c_out) {\n";
   for (int i = 0; i < t.mr; ++i) {
     os << "  tsr_vec";
@@ -140,6 +141,7 @@ std::string emit_matmul(const KernelSpec& spec, const Tier& tier) {
   os << "/* pack A[i0 : i0+mc, p0 : p0+kc] into MR-row panels (f32, zero-padded) */\n"
      << "static void tsr_pack_a(float* restrict ap, const tsr_storage* restrict a, int64_t i0, int64_t mc,\n"
      << "                       int64_t p0, int64_t kc, int64_t dim_m, int64_t dim_k) {\n"
+     << "  (void)dim_m;\n  (void)dim_k;   /* one of them is the leading dimension, per layout */\n"
      << "  for (int64_t ir = 0; ir < mc; ir += MR) {\n"
      << "    const int64_t rows = mc - ir < MR ? mc - ir : MR;\n"
      << "    float* restrict panel = ap + ir * kc;\n";

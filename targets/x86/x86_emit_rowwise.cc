@@ -48,7 +48,7 @@ std::string vector_load(const KernelSpec& spec, const Tier& tier) {
 }
 
 const char* kReductions = R"(/* row reductions: two vector accumulators, then a scalar tail */
-static float tsr_row_max(const tsr_storage* restrict x, int64_t n) {
+TSR_VECTOR_FN TSR_HELPER float tsr_row_max(const tsr_storage* restrict x, int64_t n) {
   float mx = -INFINITY;
   int64_t i = 0;
   if (n >= VW) {
@@ -59,7 +59,7 @@ static float tsr_row_max(const tsr_storage* restrict x, int64_t n) {
   for (; i < n; ++i) { float v = tsr_load(x, i); mx = v > mx ? v : mx; }
   return mx;
 }
-static float tsr_row_sum(const tsr_storage* restrict x, int64_t n) {
+TSR_VECTOR_FN TSR_HELPER float tsr_row_sum(const tsr_storage* restrict x, int64_t n) {
   tsr_vec a0 = 0.0f, a1 = 0.0f;
   int64_t i = 0;
   for (; i + 2 * VW <= n; i += 2 * VW) { a0 += tsr_load_vec(x + i); a1 += tsr_load_vec(x + i + VW); }
@@ -69,7 +69,7 @@ static float tsr_row_sum(const tsr_storage* restrict x, int64_t n) {
   return s;
 }
 /* sum of (x - c)^2; c = 0 gives the sum of squares */
-static float tsr_row_sum_sq(const tsr_storage* restrict x, int64_t n, float c) {
+TSR_VECTOR_FN TSR_HELPER float tsr_row_sum_sq(const tsr_storage* restrict x, int64_t n, float c) {
   tsr_vec a0 = 0.0f, a1 = 0.0f;
   int64_t i = 0;
   for (; i + 2 * VW <= n; i += 2 * VW) {
@@ -83,7 +83,7 @@ static float tsr_row_sum_sq(const tsr_storage* restrict x, int64_t n, float c) {
   return s;
 }
 /* sum of exp(x - mx) */
-static float tsr_row_sum_exp(const tsr_storage* restrict x, int64_t n, float mx) {
+TSR_VECTOR_FN TSR_HELPER float tsr_row_sum_exp(const tsr_storage* restrict x, int64_t n, float mx) {
   float s = 0.0f;
   for (int64_t i = 0; i < n; ++i) s += expf(tsr_load(x, i) - mx);
   return s;

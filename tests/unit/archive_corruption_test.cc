@@ -1,0 +1,224 @@
+// Damaged archives: every region is covered by a hash or a structural check,
+// and every failure is a clean status, never a crash.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <map>
+
+#include "archive/archive_reader.h"
+#include "archive/archive_writer.h"
+#include "archive_test_support.h"
+#include "support/sha256.h"
+#include "tesserart.h"
+
+namespace tsr {
+namespace {
+
+uint64_t le(const std::vector<uint8_t>& b, size_t at, int n) {
+  uint64_t v = 0;
+  for (int i = n - 1; i >= 0; --i) v = v << 8 | b[at + i];
+  return v;
+}
+void put_le(std::vector<uint8_t>& b, size_t at, uint64_t v, int n) {
+  for (int i = 0; i < n; ++i) b[at + i] = uint8_t(v >> (8 * i));
+}
+
+const std::vector<uint8_t>& sample_bytes() {
+  static std::vector<uint8_t> bytes = *serialize_archive(testing::sample_contents());
+  return bytes;
+}
+
+// Payload [begin, end) of every index section, by tag.
+std::map<std::string, std::pair<size_t, size_t>> sections(const std::vector<uint8_t>& b) {
+  std::map<std::string, std::pair<size_t, size_t>> out;
+  size_t pos = le(b, 24, 8), end = pos + le(b, 32, 8);
+  while (pos < end) {
+    size_t size = le(b, pos + 8, 8);
+    out[std::string(reinterpret_cast<const char*>(&b[pos]), 4)] = {pos + 16, pos + 16 + size};
+    pos = (pos + 16 + size + 7) / 8 * 8;
+  }
+  return out;
+}
+
+tsr_status open_status(const std::vector<uint8_t>& b, uint32_t flags = 0, std::string* message = nullptr) {
+  char buf[256] = "";
+  tsr_open_options options{flags, buf, sizeof buf};
+  tsr_archive* a = nullptr;
+  tsr_status s = tsr_archive_open_memory(b.data(), b.size(), &options, &a);
+  if (s == TSR_OK) EXPECT_NE(a, nullptr);
+  else EXPECT_EQ(a, nullptr);
+  tsr_archive_close(a);
+  if (message) *message = buf;
+  return s;
+}
+
+TEST(ArchiveCorruption, EveryHeaderByteFlipIsDetectedAtOpen) {
+  const std::vector<uint8_t>& good = sample_bytes();
+  ASSERT_EQ(open_status(good), TSR_OK);
+  for (size_t i = 0; i < 128; ++i) {
+    std::vector<uint8_t> b = good;
+    b[i] ^= 0x01;
+    std::string message;
+    tsr_status s = open_status(b, 0, &message);
+    EXPECT_NE(s, TSR_OK) << "byte " << i;
+    EXPECT_FALSE(message.empty()) << "byte " << i;
+    EXPECT_FALSE(verify_archive(b).ok()) << "byte " << i;
+  }
+}
+
+TEST(ArchiveCorruption, FlipInEachIndexSectionIsDetectedAtOpen) {
+  const std::vector<uint8_t>& good = sample_bytes();
+  auto secs = sections(good);
+  ASSERT_EQ(secs.size(), 8u);
+  for (const auto& [tag, range] : secs) {
+    for (size_t at : {range.first - 16, range.first - 8, range.first, (range.first + range.second) / 2, range.second - 1}) {
+      std::vector<uint8_t> b = good;
+      b[at] ^= 0x80;
+      std::string message;
+      EXPECT_EQ(open_status(b, 0, &message), TSR_ERROR_CHECKSUM) << tag << " @" << at;
+      EXPECT_EQ(message, "archive index checksum mismatch");
+      Status v = verify_archive(b);
+      ASSERT_FALSE(v.ok());
+      EXPECT_EQ(v.error().message(), "archive index checksum mismatch");
+    }
+  }
+}
+
+TEST(ArchiveCorruption, FlipInEachBlobIsDetectedOnFirstUseAndByVerify) {
+  const std::vector<uint8_t>& good = sample_bytes();
+  tsr_archive* a = nullptr;
+  ASSERT_EQ(tsr_archive_open_memory(good.data(), good.size(), nullptr, &a), TSR_OK);
+  std::vector<std::pair<size_t, size_t>> blobs;   // (kernel, variant)
+  std::vector<uint64_t> offsets;
+  for (size_t k = 0; k < 2; ++k)
+    for (size_t v = 0;; ++v) {
+      tsr_variant_info vi;
+      if (tsr_kernel_variant_at(a, k, v, &vi) != TSR_OK) break;
+      blobs.push_back({k, v});
+      offsets.push_back(vi.offset + vi.size / 2);
+    }
+  tsr_archive_close(a);
+  ASSERT_EQ(blobs.size(), 6u);
+  for (size_t i = 0; i < blobs.size(); ++i) {
+    std::vector<uint8_t> b = good;
+    b[offsets[i]] ^= 0x10;
+    EXPECT_EQ(open_status(b, TSR_OPEN_VERIFY_BLOBS), TSR_ERROR_CHECKSUM);
+    ASSERT_EQ(tsr_archive_open_memory(b.data(), b.size(), nullptr, &a), TSR_OK);
+    const void* data;
+    size_t size;
+    EXPECT_EQ(tsr_variant_blob(a, blobs[i].first, blobs[i].second, &data, &size), TSR_ERROR_CHECKSUM);
+    EXPECT_NE(std::string(tsr_archive_last_message(a)).find("sha256 mismatch"), std::string::npos);
+    // The other blobs stay usable.
+    size_t other = (i + 1) % blobs.size();
+    EXPECT_EQ(tsr_variant_blob(a, blobs[other].first, blobs[other].second, &data, &size), TSR_OK);
+    tsr_archive_close(a);
+    Status v = verify_archive(b);
+    ASSERT_FALSE(v.ok());
+    EXPECT_NE(v.error().message().find("sha256 mismatch"), std::string::npos) << v.error().message();
+  }
+}
+
+TEST(ArchiveCorruption, LoadingACorruptX86BlobFailsCleanly) {
+  std::vector<uint8_t> b = sample_bytes();
+  tsr_archive* a = nullptr;
+  ASSERT_EQ(tsr_archive_open_memory(b.data(), b.size(), nullptr, &a), TSR_OK);
+  tsr_select_options x86{"x86", 0};
+  tsr_selection sel;
+  size_t k;
+  ASSERT_EQ(tsr_archive_find_kernel(a, "vadd", &k), TSR_OK);
+  ASSERT_EQ(tsr_kernel_select(a, k, &x86, &sel), TSR_OK);
+  tsr_variant_info vi;
+  ASSERT_EQ(tsr_kernel_variant_at(a, k, sel.variant, &vi), TSR_OK);
+  tsr_archive_close(a);
+  b[vi.offset + 100] ^= 0xff;
+  ASSERT_EQ(tsr_archive_open_memory(b.data(), b.size(), nullptr, &a), TSR_OK);
+  tsr_kernel* kernel = nullptr;
+  EXPECT_EQ(tsr_kernel_load(a, "vadd", &x86, &kernel), TSR_ERROR_CHECKSUM);
+  EXPECT_EQ(kernel, nullptr);
+  tsr_archive_close(a);
+}
+
+TEST(ArchiveCorruption, PaddingAndTrailingBytesAreCaughtByVerify) {
+  std::vector<uint8_t> b = sample_bytes();
+  size_t index_end = le(b, 24, 8) + le(b, 32, 8);
+  b[index_end + 1] = 7;
+  EXPECT_EQ(open_status(b), TSR_OK);   // open does not scan padding
+  Status v = verify_archive(b);
+  ASSERT_FALSE(v.ok());
+  EXPECT_NE(v.error().message().find("nonzero padding"), std::string::npos) << v.error().message();
+  b = sample_bytes();
+  b.push_back(0);
+  v = verify_archive(b);
+  ASSERT_FALSE(v.ok());
+  EXPECT_EQ(v.error().message(), "1 bytes after the declared end of the archive");
+}
+
+TEST(ArchiveCorruption, TruncationAt32LengthsIsACleanError) {
+  const std::vector<uint8_t>& good = sample_bytes();
+  for (size_t i = 0; i < 32; ++i) {
+    const size_t len = good.size() * i / 32;
+    std::vector<uint8_t> b(good.begin(), good.begin() + len);
+    std::string message;
+    EXPECT_EQ(open_status(b, 0, &message), TSR_ERROR_TRUNCATED) << len;
+    EXPECT_NE(message.find("archive truncated"), std::string::npos) << message;
+    EXPECT_FALSE(verify_archive(b).ok());
+  }
+}
+
+TEST(ArchiveCorruption, FutureMajorVersionIsRefusedByName) {
+  std::vector<uint8_t> b = sample_bytes();
+  put_le(b, 8, 2, 2);
+  put_le(b, 10, 3, 2);
+  std::string message;
+  EXPECT_EQ(open_status(b, 0, &message), TSR_ERROR_UNSUPPORTED_VERSION);
+  EXPECT_EQ(message, "unsupported archive format version 2.3 (this reader reads 1.x)");
+  Status v = verify_archive(b);
+  ASSERT_FALSE(v.ok());
+  EXPECT_EQ(v.error().message(), "unsupported archive format version 2.3 (this reader reads 1.x)");
+  EXPECT_STREQ(tsr_status_string(TSR_ERROR_UNSUPPORTED_VERSION), "unsupported archive format version");
+}
+
+// A 1.1 file: longer header, an unknown section; blobs stay where they were.
+TEST(ArchiveCorruption, MinorAdditionsAreTolerated) {
+  const std::vector<uint8_t>& good = sample_bytes();
+  const size_t index_size = le(good, 32, 8);
+  std::vector<uint8_t> b(good.begin(), good.begin() + 128);
+  b.insert(b.end(), 8, 0xab);                                // new header field
+  b.insert(b.end(), good.begin() + 128, good.begin() + 128 + index_size);
+  const char extra[] = "RCPT\0\0\0\0\x08\0\0\0\0\0\0\0payload!";
+  b.insert(b.end(), extra, extra + 24);                      // unknown section
+  ASSERT_LE(b.size(), le(good, 40, 8));
+  b.resize(le(good, 40, 8), 0);
+  b.insert(b.end(), good.begin() + le(good, 40, 8), good.end());
+  ASSERT_EQ(b.size(), good.size());
+  put_le(b, 10, 1, 2);
+  put_le(b, 12, 136, 4);
+  put_le(b, 24, 136, 8);
+  put_le(b, 32, index_size + 24, 8);
+  std::vector<uint8_t> h = sha256(&b[136], index_size + 24);
+  std::copy(h.begin(), h.end(), b.begin() + 64);
+  std::fill(b.begin() + 96, b.begin() + 128, 0);
+  h = sha256(b.data(), 136);
+  std::copy(h.begin(), h.end(), b.begin() + 96);
+
+  ASSERT_EQ(open_status(b), TSR_OK);
+  Expected<ArchiveContents> back = read_archive(b);
+  ASSERT_TRUE(back.ok()) << back.error().message();
+  Expected<ArchiveContents> orig = read_archive(good);
+  ASSERT_TRUE(orig.ok());
+  ASSERT_EQ(back->kernels.size(), orig->kernels.size());
+  for (size_t i = 0; i < back->kernels.size(); ++i) EXPECT_TRUE(same_kernel(back->kernels[i], orig->kernels[i]));
+  EXPECT_TRUE(verify_archive(b).ok());
+}
+
+TEST(ArchiveCorruption, GarbageIsRejected) {
+  EXPECT_EQ(open_status(std::vector<uint8_t>(4096, 0)), TSR_ERROR_BAD_MAGIC);
+  EXPECT_EQ(open_status({}), TSR_ERROR_TRUNCATED);
+  tsr_archive* a = nullptr;
+  EXPECT_EQ(tsr_archive_open_memory(nullptr, 5, nullptr, &a), TSR_ERROR_NULL_ARGUMENT);
+  EXPECT_EQ(tsr_archive_open_file("/nonexistent/k.tfat", nullptr, &a), TSR_ERROR_IO);
+  EXPECT_FALSE(verify_archive_file("/nonexistent/k.tfat").ok());
+}
+
+}  // namespace
+}  // namespace tsr

@@ -1,0 +1,96 @@
+#include <gtest/gtest.h>
+
+#include "identity/identity.h"
+#include "spec_test_util.h"
+
+namespace tsr {
+namespace {
+
+using testing::must_decode;
+
+const char* kBase = R"(tesserac: 1
+kernel: rms
+family: rowwise
+dtype: bf16
+accumulate: f32
+op: rmsnorm
+shape: {rows: tokens, cols: 4096}
+eps: 0.0001
+affine: true
+accuracy: {kind: tolerance_bounded, atol: 0.02, rtol: 0.01}
+determinism: deterministic
+)";
+
+TEST(Identity, IsSha256Hex) {
+  const std::string id = kernel_identity(must_decode(kBase));
+  EXPECT_EQ(id.size(), 64u);
+  EXPECT_EQ(id.find_first_not_of("0123456789abcdef"), std::string::npos);
+}
+
+TEST(Identity, IgnoresKeyOrderWhitespaceCommentsAndNumberSpelling) {
+  const char* reordered = R"(# the same kernel, written differently
+determinism: deterministic     # trailing comment
+accuracy:
+  rtol: 1e-2
+  atol: 2.0e-2
+  kind: tolerance_bounded
+affine: true
+eps: 1e-4
+shape:
+  cols: 4096
+  rows: tokens
+op: rmsnorm
+accumulate: f32
+dtype: bf16
+family: rowwise
+kernel: rms
+tesserac: 1
+targets: [x86:v3]
+)";
+  EXPECT_EQ(kernel_identity(must_decode(kBase)), kernel_identity(must_decode(reordered)));
+}
+
+TEST(Identity, ChangesWithEverySemanticField) {
+  const std::string base = kernel_identity(must_decode(kBase));
+  const std::pair<const char*, const char*> edits[] = {
+      {"kernel: rms", "kernel: rms2"},
+      {"dtype: bf16", "dtype: f16"},
+      {"op: rmsnorm", "op: layernorm"},
+      {"rows: tokens", "rows: batch"},
+      {"rows: tokens", "rows: 128"},
+      {"cols: 4096", "cols: 4095"},
+      {"eps: 0.0001", "eps: 0.00011"},
+      {"affine: true", "affine: false"},
+      {"atol: 0.02", "atol: 0.021"},
+      {"rtol: 0.01", "rtol: 0.02"},
+      {"determinism: deterministic", "determinism: nondeterministic_allowed"},
+      {"accuracy: {kind: tolerance_bounded, atol: 0.02, rtol: 0.01}", "accuracy: {kind: reference_exact}"},
+  };
+  for (const auto& [from, to] : edits) {
+    std::string yaml = kBase;
+    yaml.replace(yaml.find(from), std::string(from).size(), to);
+    EXPECT_NE(kernel_identity(must_decode(yaml)), base) << from << " -> " << to;
+  }
+}
+
+TEST(Identity, MatmulEpilogueOrderMatters) {
+  auto gemm = [](const std::string& epilogue) {
+    return must_decode("tesserac: 1\nkernel: g\nfamily: matmul\ndtype: f32\naccumulate: f32\n"
+                       "shape: {M: 8, N: 8, K: 8}\nlayout: {a: row, b: row}\nepilogue: " +
+                       epilogue + "\naccuracy: {kind: reference_exact}\ndeterminism: deterministic\n");
+  };
+  EXPECT_NE(kernel_identity(gemm("[bias, relu]")), kernel_identity(gemm("[relu, bias]")));
+  EXPECT_NE(kernel_identity(gemm("[{scale: 2}]")), kernel_identity(gemm("[{scale: 3}]")));
+  EXPECT_EQ(kernel_identity(gemm("[{scale: 2}]")), kernel_identity(gemm("[{scale: 2.0e0}]")));
+  EXPECT_NE(kernel_identity(gemm("[]")), kernel_identity(gemm("[relu]")));
+}
+
+TEST(Identity, CanonicalEncodingStartsWithFormatVersion) {
+  const std::vector<uint8_t> bytes = canonical_encoding(must_decode(kBase));
+  const std::string text(bytes.begin(), bytes.end());
+  EXPECT_NE(text.find(kIdentityFormat), std::string::npos);
+  EXPECT_LT(text.find(kIdentityFormat), 64u);
+}
+
+}  // namespace
+}  // namespace tsr

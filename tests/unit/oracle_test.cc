@@ -1,0 +1,241 @@
+// The oracle must pass a correct kernel, catch an O(1) error in a kernel's
+// output or in its emitted source, catch nondeterminism, and never report a
+// target without a device as passed.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "driver/compile.h"
+#include "oracle/compare.h"
+#include "oracle/oracle.h"
+#include "oracle/reference.h"
+#include "spec/abi.h"
+#include "spec_test_util.h"
+#include "support/half.h"
+#include "targets/registry.h"
+
+namespace tsr {
+namespace {
+
+using testing::must_decode;
+
+const char* kSoftmax = R"(tesserac: 1
+kernel: sm
+family: rowwise
+dtype: bf16
+accumulate: f32
+op: softmax
+shape: {rows: r, cols: 300}
+accuracy: {kind: reference_exact}
+determinism: deterministic
+)";
+
+const char* kGemm = R"(tesserac: 1
+kernel: gm
+family: matmul
+dtype: f32
+accumulate: f32
+shape: {M: M, N: N, K: 70}
+layout: {a: col, b: row}
+epilogue: [bias, relu]
+accuracy: {kind: reference_exact}
+determinism: deterministic
+)";
+
+// A target whose "kernel" is the reference itself, with knobs for failure modes.
+class FakeTarget final : public Target {
+ public:
+  bool present = true;
+  bool flaky = false;
+  double floor = 0.0;
+  mutable int runs = 0;
+
+  std::string kind() const override { return "fake"; }
+  std::vector<std::string> archs() const override { return {"a"}; }
+  std::string unsupported_reason(const KernelSpec&, const std::string&) const override { return ""; }
+  Expected<std::string> emit(const KernelSpec&, const std::string&) const override { return std::string(); }
+  ToolchainInfo toolchain() const override { return {true, "/bin/true", "1", ""}; }
+  Expected<Artifact> compile(const KernelSpec&, const std::string&, const std::string&) const override {
+    return Artifact{};
+  }
+  DeviceInfo device(const std::string&) const override {
+    return present ? DeviceInfo{true, "fake device"} : DeviceInfo{false, "no fake device attached"};
+  }
+  BudgetFloor budget_floor(const KernelSpec&) const override { return {floor, floor}; }
+  Status run(const KernelSpec& spec, const Artifact&, LaunchArgs& args) const override {
+    ++runs;
+    const KernelAbi abi = kernel_abi(spec);
+    std::map<std::string, int64_t> scalars;
+    const std::vector<std::string> names = abi.scalar_names();
+    for (size_t i = 0; i < names.size(); ++i) scalars[names[i]] = args.scalars[i];
+    std::vector<std::vector<double>> inputs;
+    const auto buffers = abi.buffers();
+    for (size_t b = 0; b + 1 < buffers.size(); ++b) {
+      std::vector<double> v(args.buffers[b].size() / dtype_size(buffers[b]->dtype));
+      for (size_t i = 0; i < v.size(); ++i) v[i] = load_element(args.buffers[b].data(), buffers[b]->dtype, i);
+      inputs.push_back(v);
+    }
+    std::vector<uint8_t>& out = args.buffers.back();
+    for (const ReferenceValue& r : reference_output(spec, inputs, scalars, 1)) {
+      double v = r.value;
+      if (flaky && runs % 2 == 0 && r.index == 0) v = std::nextafter(static_cast<float>(v), INFINITY);
+      store_element(out.data(), abi.buffers().back()->dtype, r.index, v);
+    }
+    return ok();
+  }
+};
+
+TEST(Compare, BudgetIsAtolPlusRtolTimesRef) {
+  EXPECT_TRUE(within_budget(1.0 + 1e-3, 1.0, {1e-3, 0}));
+  EXPECT_FALSE(within_budget(1.0 + 2e-3, 1.0, {1e-3, 0}));
+  EXPECT_TRUE(within_budget(110.0, 100.0, {0, 0.1}));
+  EXPECT_FALSE(within_budget(111.0, 100.0, {0, 0.1}));
+  EXPECT_TRUE(within_budget(INFINITY, INFINITY, {0, 0}));
+  EXPECT_FALSE(within_budget(-INFINITY, INFINITY, {1, 1}));
+  EXPECT_FALSE(within_budget(1e30, INFINITY, {1, 1}));
+  EXPECT_TRUE(within_budget(NAN, NAN, {0, 0}));
+  EXPECT_FALSE(within_budget(NAN, 1.0, {1e9, 1e9}));
+}
+
+TEST(Compare, ReportsFirstFailureAndMaxima) {
+  std::vector<ReferenceValue> ref = {{0, 1.0}, {1, 2.0}, {2, 4.0}};
+  std::vector<double> out = {1.0, 2.5, 4.1};
+  Comparison c = compare_output(ref, out, {0.01, 0.0});
+  EXPECT_FALSE(c.pass);
+  EXPECT_EQ(c.failures, 2);
+  EXPECT_EQ(c.first_fail_index, 1);
+  EXPECT_DOUBLE_EQ(c.first_fail_out, 2.5);
+  EXPECT_DOUBLE_EQ(c.max_abs_err, 0.5);
+  EXPECT_DOUBLE_EQ(c.max_rel_err, 0.25);
+}
+
+TEST(Budget, DefaultsPerDtypeAndRunnerFloor) {
+  KernelSpec s = must_decode(kSoftmax);
+  Budget d = effective_budget(s, {0, 0});
+  EXPECT_DOUBLE_EQ(d.atol, default_budget(DType::bf16).atol);
+  EXPECT_GT(default_budget(DType::bf16).rtol, default_budget(DType::f16).rtol);
+  EXPECT_GT(default_budget(DType::f16).rtol, default_budget(DType::f32).rtol);
+  EXPECT_GT(default_budget(DType::f32).rtol, 0.0);   // exact means "no worse than the reference", not 0
+  Budget floored = effective_budget(s, {1.0, 0.0});
+  EXPECT_DOUBLE_EQ(floored.atol, 1.0);
+  EXPECT_DOUBLE_EQ(floored.rtol, d.rtol);
+}
+
+TEST(Oracle, PassesACorrectKernel) {
+  FakeTarget t;
+  for (const char* yaml : {kSoftmax, kGemm}) {
+    OracleReport r = run_oracle(must_decode(yaml), t, Artifact{});
+    EXPECT_EQ(r.verdict, Verdict::pass) << r.reason;
+    EXPECT_EQ(r.trials, 4);
+    EXPECT_TRUE(r.determinism_checked);
+  }
+}
+
+TEST(Oracle, AbsentDeviceIsNotRunNeverPass) {
+  FakeTarget t;
+  t.present = false;
+  OracleReport r = run_oracle(must_decode(kSoftmax), t, Artifact{});
+  EXPECT_EQ(r.verdict, Verdict::not_run);
+  EXPECT_EQ(r.reason, "no fake device attached");
+  EXPECT_EQ(t.runs, 0);
+}
+
+TEST(Oracle, InjectedOutputErrorFlipsVerdict) {
+  FakeTarget t;
+  OracleOptions o;
+  o.corrupt_outputs = [](LaunchArgs& args) {
+    std::vector<uint8_t>& out = args.buffers.back();
+    if (out.size() >= 8) store_element(out.data(), DType::f32, 1, load_element(out.data(), DType::f32, 1) + 1.0);
+  };
+  OracleReport r = run_oracle(must_decode(kGemm), t, Artifact{}, o);
+  EXPECT_EQ(r.verdict, Verdict::fail);
+  EXPECT_NE(r.reason.find("first at index 1"), std::string::npos) << r.reason;
+  EXPECT_GE(r.max_abs_err, 0.99);
+}
+
+TEST(Oracle, NondeterministicKernelFailsDeterministicClaim) {
+  FakeTarget t;
+  t.flaky = true;
+  OracleReport r = run_oracle(must_decode(kGemm), t, Artifact{});
+  EXPECT_EQ(r.verdict, Verdict::fail);
+  EXPECT_NE(r.reason.find("two runs on identical inputs differ"), std::string::npos) << r.reason;
+}
+
+TEST(Oracle, UnwrittenOutputFails) {
+  class Lazy final : public Target {
+   public:
+    std::string kind() const override { return "lazy"; }
+    std::vector<std::string> archs() const override { return {"a"}; }
+    std::string unsupported_reason(const KernelSpec&, const std::string&) const override { return ""; }
+    Expected<std::string> emit(const KernelSpec&, const std::string&) const override { return std::string(); }
+    ToolchainInfo toolchain() const override { return {true, "", "", ""}; }
+    Expected<Artifact> compile(const KernelSpec&, const std::string&, const std::string&) const override {
+      return Artifact{};
+    }
+    DeviceInfo device(const std::string&) const override { return {true, ""}; }
+    BudgetFloor budget_floor(const KernelSpec&) const override { return {}; }
+    Status run(const KernelSpec&, const Artifact&, LaunchArgs&) const override { return ok(); }
+  } lazy;
+  EXPECT_EQ(run_oracle(must_decode(kSoftmax), lazy, Artifact{}).verdict, Verdict::fail);
+}
+
+TEST(Oracle, SeedReproducesInputs) {
+  FakeTarget t;
+  OracleOptions a, b;
+  a.seed = b.seed = 42;
+  OracleReport ra = run_oracle(must_decode(kSoftmax), t, Artifact{}, a);
+  OracleReport rb = run_oracle(must_decode(kSoftmax), t, Artifact{}, b);
+  EXPECT_EQ(ra.seed, 42u);
+  EXPECT_EQ(ra.max_abs_err, rb.max_abs_err);
+}
+
+// The same checks against real emitted and compiled x86 code.
+class X86Mutation : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    target_ = find_target("x86");
+    if (!target_ || !target_->toolchain().found) GTEST_SKIP() << "x86 toolchain (clang) not available";
+    if (!target_->device("v2").present) GTEST_SKIP() << "this CPU lacks x86-64-v2";
+  }
+  const Target* target_ = nullptr;
+};
+
+TEST_F(X86Mutation, CompiledKernelPassesAndOutputCorruptionFails) {
+  for (const char* yaml : {kSoftmax, kGemm}) {
+    KernelSpec spec = must_decode(yaml);
+    Expected<Artifact> art = compile_for_target(spec, {"x86", "v2"});
+    ASSERT_TRUE(art.ok()) << art.error().message();
+    EXPECT_EQ(run_oracle(spec, *target_, *art).verdict, Verdict::pass);
+    OracleOptions o;
+    o.corrupt_outputs = [&](LaunchArgs& args) {
+      std::vector<uint8_t>& out = args.buffers.back();
+      const DType t = spec.dtype;
+      const int64_t n = static_cast<int64_t>(out.size()) / dtype_size(t);
+      if (n > 0) store_element(out.data(), t, n / 2, load_element(out.data(), t, n / 2) + 1.0);
+    };
+    OracleReport r = run_oracle(spec, *target_, *art, o);
+    EXPECT_EQ(r.verdict, Verdict::fail) << yaml;
+  }
+}
+
+TEST_F(X86Mutation, ErrorInjectedIntoEmittedSourceFails) {
+  // Rename the emitted entry and wrap it with one that adds 1.0 to one
+  // output element: an O(1) miscompile the oracle must catch.
+  KernelSpec spec = must_decode(kGemm);
+  Expected<std::string> source = target_->emit(spec, "v2");
+  ASSERT_TRUE(source.ok());
+  const std::string entry = spec.name + "_tsr_entry";
+  std::string mutated = "#define " + entry + " " + entry + "_original\n" + *source + "\n#undef " + entry + "\n" +
+                        "__attribute__((visibility(\"default\"))) void " + entry +
+                        "(void* const* buffers, const int64_t* scalars) {\n"
+                        "  " + entry + "_original(buffers, scalars);\n"
+                        "  if (scalars[0] > 0 && scalars[1] > 0) ((float*)buffers[3])[0] += 1.0f;\n}\n";
+  Expected<Artifact> art = target_->compile(spec, "v2", mutated);
+  ASSERT_TRUE(art.ok()) << art.error().message();
+  OracleReport r = run_oracle(spec, *target_, *art);
+  EXPECT_EQ(r.verdict, Verdict::fail);
+  EXPECT_NE(r.reason.find("first at index 0"), std::string::npos) << r.reason;
+}
+
+}  // namespace
+}  // namespace tsr

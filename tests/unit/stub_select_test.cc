@@ -1,0 +1,149 @@
+// Variant selection and the stub's behaviour without GPU/NPU drivers.
+#include <dlfcn.h>
+#include <gtest/gtest.h>
+
+#include "archive/archive_writer.h"
+#include "archive_test_support.h"
+#include "tesserart.h"
+
+namespace tsr {
+namespace {
+
+struct Opened {
+  std::vector<uint8_t> bytes;
+  tsr_archive* archive = nullptr;
+  explicit Opened(const ArchiveContents& c) : bytes(*serialize_archive(c)) {
+    EXPECT_EQ(tsr_archive_open_memory(bytes.data(), bytes.size(), nullptr, &archive), TSR_OK);
+  }
+  ~Opened() { tsr_archive_close(archive); }
+};
+
+bool library_present(const char* name) {
+  void* h = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+  if (h) dlclose(h);
+  return h != nullptr;
+}
+
+TEST(StubSelect, X86PicksTheHighestSupportedLevel) {
+  Opened o(testing::sample_contents());
+  size_t k;
+  ASSERT_EQ(tsr_archive_find_kernel(o.archive, "vadd", &k), TSR_OK);
+  for (int level = 1; level <= 4; ++level) {
+    tsr_select_options opt{"x86", level};
+    tsr_selection sel;
+    ASSERT_EQ(tsr_kernel_select(o.archive, k, &opt, &sel), TSR_OK);
+    EXPECT_EQ(std::string(sel.arch), "v" + std::to_string(std::min(level, 3)));
+    EXPECT_STREQ(sel.route, "memfd+dlopen");
+  }
+}
+
+TEST(StubSelect, AmxVariantNeedsAmx) {
+  ArchiveContents c = testing::sample_contents();
+  c.kernels[0].variants.push_back(testing::x86_artifact("vadd", "v4+amx", testing::vadd_object(4)));
+  c.kernels[0].variants.push_back(testing::x86_artifact("vadd", "v9", testing::vadd_object(5)));
+  Opened o(c);
+  size_t k;
+  ASSERT_EQ(tsr_archive_find_kernel(o.archive, "vadd", &k), TSR_OK);
+  tsr_selection sel;
+  tsr_select_options v4{"x86", 4};
+  ASSERT_EQ(tsr_kernel_select(o.archive, k, &v4, &sel), TSR_OK);
+  EXPECT_STREQ(sel.arch, "v3");   // v4+amx needs AMX, "v9" is not a level
+  tsr_select_options v4amx{"x86", 4 | 0x100};
+  ASSERT_EQ(tsr_kernel_select(o.archive, k, &v4amx, &sel), TSR_OK);
+  EXPECT_STREQ(sel.arch, "v4+amx");
+}
+
+TEST(StubSelect, NoVariantForThisMachine) {
+  Opened o(testing::sample_contents());
+  size_t k;
+  ASSERT_EQ(tsr_archive_find_kernel(o.archive, "scale", &k), TSR_OK);   // cuda only
+  tsr_select_options x86{"x86", 0};
+  tsr_selection sel;
+  EXPECT_EQ(tsr_kernel_select(o.archive, k, &x86, &sel), TSR_ERROR_NO_VARIANT);
+  tsr_kernel* kernel = nullptr;
+  EXPECT_EQ(tsr_kernel_load(o.archive, "scale", &x86, &kernel), TSR_ERROR_NO_VARIANT);
+  EXPECT_STREQ(tsr_archive_last_message(o.archive), "kernel 'scale': no variant for this machine");
+  EXPECT_EQ(tsr_kernel_load(o.archive, "nope", nullptr, &kernel), TSR_ERROR_NOT_FOUND);
+  EXPECT_STREQ(tsr_archive_last_message(o.archive), "no kernel named 'nope' in the archive");
+}
+
+TEST(StubSelect, GpuAndNpuBackendsReportNoDeviceCleanly) {
+  Opened o(testing::sample_contents());
+  size_t k;
+  ASSERT_EQ(tsr_archive_find_kernel(o.archive, "vadd", &k), TSR_OK);
+  tsr_selection sel;
+  if (library_present("libcuda.so.1")) {
+    GTEST_SKIP() << "libcuda.so.1 is present; the no-device path is not reachable here";
+  }
+  for (const char* kind : {"cuda", "hip", "xdna"}) {
+    tsr_select_options opt{kind, 0};
+    int rc = testing::run_in_child([&] { return int(tsr_kernel_select(o.archive, k, &opt, &sel)); });
+    EXPECT_EQ(rc, TSR_ERROR_NO_DEVICE) << kind;
+  }
+  // Without a GPU, an unrestricted load of vadd falls back to x86.
+  tsr_kernel* kernel = nullptr;
+  ASSERT_EQ(tsr_kernel_load(o.archive, "vadd", nullptr, &kernel), TSR_OK);
+  ASSERT_EQ(tsr_kernel_selection(kernel, &sel), TSR_OK);
+  EXPECT_STREQ(sel.target_kind, "x86");
+  tsr_kernel_unload(kernel);
+  tsr_select_options any{nullptr, 0};
+  ASSERT_EQ(tsr_archive_find_kernel(o.archive, "scale", &k), TSR_OK);
+  EXPECT_EQ(tsr_kernel_select(o.archive, k, &any, &sel), TSR_ERROR_NO_VARIANT);
+}
+
+TEST(StubSelect, IntrospectionMatchesTheContents) {
+  Opened o(testing::sample_contents());
+  size_t k;
+  ASSERT_EQ(tsr_archive_find_kernel(o.archive, "scale", &k), TSR_OK);
+  EXPECT_EQ(k, 0u);
+  tsr_kernel_info ki;
+  ASSERT_EQ(tsr_archive_kernel_at(o.archive, k, &ki), TSR_OK);
+  EXPECT_STREQ(ki.dtype, "bf16");
+  EXPECT_EQ(ki.buffer_count, 2u);
+  EXPECT_EQ(ki.scalar_count, 1u);
+  tsr_dim_info d;
+  ASSERT_EQ(tsr_kernel_dim_at(o.archive, k, 1, 1, &d), TSR_OK);
+  EXPECT_TRUE(d.is_scalar);
+  EXPECT_STREQ(d.scalar_name, "M");
+  ASSERT_EQ(tsr_kernel_dim_at(o.archive, k, 1, 0, &d), TSR_OK);
+  EXPECT_EQ(d.value, 4);
+  EXPECT_EQ(tsr_kernel_dim_at(o.archive, k, 1, 2, &d), TSR_ERROR_INVALID_ARGUMENT);
+  const char* value = nullptr;
+  EXPECT_EQ(tsr_variant_metadata_find(o.archive, k, 0, "cuda.block", &value), TSR_OK);
+  EXPECT_STREQ(value, "256,1,1");
+  EXPECT_EQ(tsr_variant_metadata_find(o.archive, k, 0, "cuda.nope", &value), TSR_ERROR_NOT_FOUND);
+  EXPECT_EQ(tsr_archive_metadata_find(o.archive, "tesserac.version", &value), TSR_OK);
+  EXPECT_STREQ(value, "0.1.0");
+  tsr_verdict_info vd;
+  ASSERT_EQ(tsr_archive_find_kernel(o.archive, "vadd", &k), TSR_OK);
+  ASSERT_EQ(tsr_kernel_verdict_at(o.archive, k, 1, &vd), TSR_OK);
+  EXPECT_STREQ(vd.target_kind, "x86");
+  EXPECT_EQ(vd.verdict, TSR_VERDICT_PASS);
+  EXPECT_EQ(vd.seed, 42u);
+  EXPECT_EQ(tsr_archive_kernel_at(o.archive, 2, &ki), TSR_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(tsr_archive_kernel_at(nullptr, 0, &ki), TSR_ERROR_NULL_ARGUMENT);
+}
+
+TEST(StubStatus, NumbersArePinnedAndNamed) {
+  EXPECT_EQ(TSR_OK, 0);
+  EXPECT_EQ(TSR_ERROR_NULL_ARGUMENT, 2);
+  EXPECT_EQ(TSR_ERROR_UNSUPPORTED_VERSION, 11);
+  EXPECT_EQ(TSR_ERROR_TRUNCATED, 12);
+  EXPECT_EQ(TSR_ERROR_CORRUPT, 13);
+  EXPECT_EQ(TSR_ERROR_CHECKSUM, 14);
+  EXPECT_EQ(TSR_ERROR_NO_DEVICE, 22);
+  EXPECT_EQ(TSR_ERROR_ARG_COUNT, 30);
+  EXPECT_EQ(TSR_ERROR_DTYPE_MISMATCH, 32);
+  EXPECT_EQ(TSR_ERROR_BUFFER_TOO_SMALL, 33);
+  EXPECT_EQ(TSR_ERROR_MISALIGNED, 34);
+  EXPECT_EQ(TSR_DTYPE_F32, 1);
+  EXPECT_EQ(TSR_DTYPE_BF16, 3);
+  EXPECT_STREQ(tsr_status_string(TSR_ERROR_BUFFER_TOO_SMALL), "buffer too small");
+  EXPECT_STREQ(tsr_status_string(static_cast<tsr_status>(9999)), "unknown status");
+  for (int s = 0; s <= 42; ++s) EXPECT_NE(tsr_status_string(static_cast<tsr_status>(s)), nullptr);
+  EXPECT_EQ(tsr_dtype_size(TSR_DTYPE_BF16), 2u);
+  EXPECT_EQ(tsr_dtype_size(static_cast<tsr_dtype>(99)), 0u);
+}
+
+}  // namespace
+}  // namespace tsr

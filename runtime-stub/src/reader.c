@@ -148,7 +148,7 @@ static tsr_status check_kernel(struct tsr_archive* a, uint32_t k, uint64_t* next
 static tsr_status parse_header(struct tsr_archive* a, const uint8_t* d, uint64_t data_len,
                                uint64_t* index_off, uint64_t* index_size, char* msg,
                                size_t msg_size) {
-  if (data_len < 12) FAIL(TSR_ERROR_TRUNCATED, "archive truncated: %llu bytes, header needs %u",
+  if (data_len < 16) FAIL(TSR_ERROR_TRUNCATED, "archive truncated: %llu bytes, header needs %u",
                           (unsigned long long)data_len, TSR_HEADER_SIZE_V1);
   if (memcmp(d, k_magic, 8) != 0) FAIL(TSR_ERROR_BAD_MAGIC, "not a tesserac archive (bad magic)");
   a->major = tsr_le16(d + 8);

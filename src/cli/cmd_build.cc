@@ -20,6 +20,7 @@ struct BuildOptions {
   std::vector<std::string> specs;
   std::vector<std::string> targets;
   std::string out_dir;
+  std::string json;
   bool no_oracle = false;
   uint64_t seed = OracleOptions{}.seed;
 };
@@ -70,6 +71,7 @@ RunFn register_build(CLI::App& app) {
   sub->add_option("--out-dir", opts->out_dir, "Directory for the artifacts and manifest.json")->required();
   sub->add_flag("--no-oracle", opts->no_oracle, "Do not run the oracle; verdicts are NOT_RUN (skipped by request)");
   sub->add_option("--seed", opts->seed, "Oracle input seed");
+  sub->add_option("--json", opts->json, "Also write the verdicts as JSON to FILE");
   return [opts]() -> int {
     Expected<std::vector<TargetName>> targets = parse_target_list(opts->targets);
     if (!targets) return report(targets.error());
@@ -91,7 +93,15 @@ RunFn register_build(CLI::App& app) {
     q.keep_artifacts = true;
     std::vector<VerdictRow> rows = qualify_jobs(jobs, q);
     std::cout << render_verdict_table(rows);
+    if (!opts->json.empty()) {
+      Status written = write_file_atomic(opts->json, render_verdict_json(rows));
+      if (!written.ok()) return report(written.error());
+    }
     for (const VerdictRow& r : rows) {
+      // A target named with -t must build; the default "every target" plan
+      // records an unavailable toolchain as NOT_RUN and goes on.
+      if (r.unavailable && !targets->empty())
+        return report_error(r.report.reason + "; nothing written", kExitToolchain);
       if (r.compile_failed) return report_error("build failed; nothing written", kExitToolchain);
       if (r.report.verdict == Verdict::fail)
         return report_error("oracle FAIL for " + r.kernel + " on " + r.target.str() + "; nothing written",

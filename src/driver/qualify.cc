@@ -27,6 +27,7 @@ std::vector<VerdictRow> qualify_jobs(const std::vector<Job>& jobs, const Qualify
     if (!artifact) {
       const bool unavailable = artifact.error().message().rfind("target unavailable:", 0) == 0;
       row.compile_failed = !unavailable;
+      row.unavailable = unavailable;
       if (!unavailable) std::cerr << "tesserac: error: " << artifact.error().message() << "\n";
       row.report = not_run(unavailable ? artifact.error().message() : "compile failed (see error above)", *job.spec,
                            options.seed);

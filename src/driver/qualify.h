@@ -16,6 +16,7 @@ struct VerdictRow {
   TargetName target;
   OracleReport report;
   bool compile_failed = false;   // the toolchain rejected emitted code (exit 3)
+  bool unavailable = false;      // the target's toolchain is missing on this machine
   std::optional<Artifact> artifact;
 };
 

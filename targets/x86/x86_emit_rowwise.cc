@@ -14,7 +14,8 @@ namespace {
 std::string vector_load(const KernelSpec& spec, const Tier& tier) {
   std::ostringstream os;
   os << "typedef float tsr_vec __attribute__((ext_vector_type(VW)));\n"
-     << "typedef float tsr_uvec __attribute__((ext_vector_type(VW), aligned(4)));\n";
+     << "typedef float tsr_uvec __attribute__((ext_vector_type(VW), aligned(4)));\n"
+     << "typedef int32_t tsr_ivec __attribute__((ext_vector_type(VW)));\n";
   switch (spec.dtype) {
     case DType::f32:
       os << "TSR_INLINE tsr_vec tsr_load_vec(const tsr_storage* p) { return *(const tsr_uvec*)p; }\n";
@@ -82,11 +83,57 @@ TSR_VECTOR_FN TSR_HELPER float tsr_row_sum_sq(const tsr_storage* restrict x, int
   for (; i < n; ++i) { float d = tsr_load(x, i) - c; s += d * d; }
   return s;
 }
-/* sum of exp(x - mx) */
+/* up to VW elements from p, missing lanes set to `fill` */
+TSR_INLINE tsr_vec tsr_load_partial(const tsr_storage* p, int64_t count, float fill) {
+  tsr_vec v = fill;
+  for (int64_t l = 0; l < count; ++l) v[l] = tsr_load(p, l);
+  return v;
+}
+TSR_INLINE void tsr_store_partial(tsr_storage* p, tsr_vec v, int64_t count) {
+  for (int64_t l = 0; l < count; ++l) tsr_store(p, l, v[l]);
+}
+/* lanes of a where mask is set (all ones), else lanes of b */
+TSR_INLINE tsr_vec tsr_select(tsr_ivec mask, tsr_vec a, tsr_vec b) {
+  return (tsr_vec)(((tsr_ivec)a & mask) | ((tsr_ivec)b & ~mask));
+}
+/* exp of each lane for x <= 88 (softmax only sees x - max <= 0): Cephes expf
+ * range reduction and polynomial (about 2 ulp); below -87.3 gives 0, NaN stays NaN */
+TSR_INLINE tsr_vec tsr_vexp(tsr_vec x) {
+  const tsr_ivec underflow = x < -87.33654f;
+  tsr_vec xc = tsr_select(x > 88.0f, (tsr_vec)88.0f, x);
+  xc = tsr_select(underflow, (tsr_vec)-87.33654f, xc);
+  const tsr_vec t = xc * 1.44269504088896341f + 0.5f;
+  tsr_ivec n = __builtin_convertvector(t, tsr_ivec);
+  n += __builtin_convertvector(n, tsr_vec) > t;   /* truncation to floor: true lanes are -1 */
+  const tsr_vec nf = __builtin_convertvector(n, tsr_vec);
+  const tsr_vec r = xc - nf * 0.693359375f + nf * 2.12194440e-4f;
+  tsr_vec p = 1.9875691500e-4f;
+  p = p * r + 1.3981999507e-3f;
+  p = p * r + 8.3334519073e-3f;
+  p = p * r + 4.1665795894e-2f;
+  p = p * r + 1.6666665459e-1f;
+  p = p * r + 5.0000001201e-1f;
+  p = p * r * r + r + 1.0f;
+  const tsr_vec y = p * (tsr_vec)((n + 127) << 23);
+  return tsr_select(underflow, (tsr_vec)0.0f, y);
+}
+/* sum of exp(x - mx); the tail lanes read as -inf, whose exp is 0 */
 TSR_VECTOR_FN TSR_HELPER float tsr_row_sum_exp(const tsr_storage* restrict x, int64_t n, float mx) {
-  float s = 0.0f;
-  for (int64_t i = 0; i < n; ++i) s += expf(tsr_load(x, i) - mx);
-  return s;
+  tsr_vec a0 = 0.0f, a1 = 0.0f;
+  int64_t i = 0;
+  for (; i + 2 * VW <= n; i += 2 * VW) {
+    a0 += tsr_vexp(tsr_load_vec(x + i) - mx);
+    a1 += tsr_vexp(tsr_load_vec(x + i + VW) - mx);
+  }
+  for (; i < n; i += VW) a0 += tsr_vexp(tsr_load_partial(x + i, n - i < VW ? n - i : VW, -INFINITY) - mx);
+  return tsr_hsum(a0 + a1);
+}
+/* y = exp(x - mx) / sum */
+TSR_VECTOR_FN TSR_HELPER void tsr_row_softmax_out(const tsr_storage* restrict x, tsr_storage* restrict y, int64_t n,
+                                                  float mx, float sum) {
+  int64_t i = 0;
+  for (; i + VW <= n; i += VW) tsr_store_partial(y + i, tsr_vexp(tsr_load_vec(x + i) - mx) / sum, VW);
+  if (i < n) tsr_store_partial(y + i, tsr_vexp(tsr_load_partial(x + i, n - i, -INFINITY) - mx) / sum, n - i);
 }
 
 )";
@@ -113,7 +160,7 @@ std::string emit_rowwise(const KernelSpec& spec, const Tier& tier) {
     case RowOp::softmax:
       os << "    const float mx = tsr_row_max(xr, dim_cols);\n"
          << "    const float sum = tsr_row_sum_exp(xr, dim_cols, mx);\n"
-         << "    for (int64_t i = 0; i < dim_cols; ++i) tsr_store(yr, i, expf(tsr_load(xr, i) - mx) / sum);\n";
+         << "    tsr_row_softmax_out(xr, yr, dim_cols, mx, sum);\n";
       break;
     case RowOp::log_softmax:
       os << "    const float mx = tsr_row_max(xr, dim_cols);\n"

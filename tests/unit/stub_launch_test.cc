@@ -103,15 +103,14 @@ TEST_F(StubLaunch, WrongRoleIsRejected) {
 
 TEST_F(StubLaunch, MisalignedBufferIsRejected) {
   args_[0].data = reinterpret_cast<char*>(x_) + 1;
-  args_[0].bytes = sizeof x_ - 1;
-  args_[0].bytes = sizeof x_;   // size is fine; only the alignment is wrong
+  args_[0].bytes = sizeof x_;   // the size passes; only the alignment is wrong
   EXPECT_EQ(launch(args_, 3, &n_, 1), TSR_ERROR_MISALIGNED);
 }
 
 TEST_F(StubLaunch, NegativeOrOverflowingScalarIsRejected) {
   int64_t negative = -1;
   EXPECT_EQ(launch(args_, 3, &negative, 1), TSR_ERROR_INVALID_SCALAR);
-  int64_t huge = INT64_MAX / 2;   // times 4 bytes overflows uint64
+  int64_t huge = INT64_MAX;   // times 4 bytes overflows uint64
   EXPECT_EQ(launch(args_, 3, &huge, 1), TSR_ERROR_INVALID_SCALAR);
 }
 

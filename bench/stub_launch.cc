@@ -1,0 +1,116 @@
+// Cold path of the runtime stub: open a 100-kernel archive + select + load +
+// first x86 launch, against dlopen + dlsym + call of the same code as a plain
+// shared object on disk. Target: ratio <= 2x (median of repeated trials).
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "archive/archive_writer.h"
+#include "support/subprocess.h"
+#include "tesserart.h"
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+const char* k_source =
+    "#include <stdint.h>\n"
+    "void vadd_tsr_entry(void* const* b, const int64_t* s) {\n"
+    "  const float* x = (const float*)b[0]; const float* y = (const float*)b[1]; float* o = (float*)b[2];\n"
+    "  for (int64_t i = 0; i < s[0]; ++i) o[i] = x[i] + y[i];\n"
+    "}\n";
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+}  // namespace
+
+int main() {
+  const fs::path dir = fs::temp_directory_path() / "tsr-stub-bench";
+  fs::create_directories(dir);
+  std::ofstream(dir / "k.c") << k_source;
+  const std::string so = (dir / "k.so").string();
+  if (tsr::run_process({"cc", "-O2", "-shared", "-fPIC", "-o", so, (dir / "k.c").string()}).exit_code != 0) {
+    std::printf("cc failed\n");
+    return 1;
+  }
+  std::ifstream in(so, std::ios::binary);
+  std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+
+  tsr::ArchiveContents c;
+  c.metadata["tesserac.version"] = "bench";
+  for (int i = 0; i < 100; ++i) {
+    tsr::ArchiveKernel k;
+    char name[16];
+    std::snprintf(name, sizeof name, "k%03d", i);
+    k.name = name;
+    k.identity = std::string(64, '0');
+    k.family = "elementwise";
+    k.abi.bindings = {tsr::Binding{"in0", tsr::Role::input, tsr::DType::f32, {tsr::Dim{0, "n"}}},
+                      tsr::Binding{"in1", tsr::Role::input, tsr::DType::f32, {tsr::Dim{0, "n"}}},
+                      tsr::Binding{"out", tsr::Role::output, tsr::DType::f32, {tsr::Dim{0, "n"}}},
+                      tsr::Binding{"n", tsr::Role::scalar, tsr::DType::f32, {}}};
+    for (const char* arch : {"v2", "v3"}) {
+      tsr::Artifact a;
+      a.target = {"x86", arch};
+      a.kind = "shared_object";
+      a.entry = "vadd_tsr_entry";
+      a.key = std::string(64, 'a');
+      a.toolchain = "cc";
+      a.bytes = bytes;
+      k.variants.push_back(a);
+    }
+    c.kernels.push_back(k);
+  }
+  const std::string archive = (dir / "bench.tfat").string();
+  if (!tsr::write_archive(c, archive).ok()) return 1;
+
+  const int64_t n = 1024;
+  std::vector<float> x(n, 1.f), y(n, 2.f), out(n);
+  const int trials = 200;
+  std::vector<double> stub_us, plain_us;
+  for (int t = 0; t < trials; ++t) {
+    // Alternate so drift in machine state hits both sides equally.
+    auto t0 = Clock::now();
+    tsr_archive* a = nullptr;
+    tsr_kernel* k = nullptr;
+    tsr_buffer_arg args[3] = {{x.data(), n * 4, TSR_DTYPE_F32, TSR_ROLE_IN},
+                              {y.data(), n * 4, TSR_DTYPE_F32, TSR_ROLE_IN},
+                              {out.data(), n * 4, TSR_DTYPE_F32, TSR_ROLE_OUT}};
+    if (tsr_archive_open_file(archive.c_str(), nullptr, &a) != TSR_OK ||
+        tsr_kernel_load(a, "k050", nullptr, &k) != TSR_OK ||
+        tsr_kernel_launch(k, args, 3, &n, 1, nullptr) != TSR_OK) {
+      std::printf("stub path failed: %s\n", a ? tsr_archive_last_message(a) : "open");
+      return 1;
+    }
+    tsr_kernel_unload(k);
+    tsr_archive_close(a);
+    auto t1 = Clock::now();
+    void* h = dlopen(so.c_str(), RTLD_NOW | RTLD_LOCAL);
+    auto fn = reinterpret_cast<void (*)(void* const*, const int64_t*)>(dlsym(h, "vadd_tsr_entry"));
+    void* ptrs[3] = {x.data(), y.data(), out.data()};
+    fn(ptrs, &n);
+    dlclose(h);
+    auto t2 = Clock::now();
+    stub_us.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count());
+    plain_us.push_back(std::chrono::duration<double, std::micro>(t2 - t1).count());
+  }
+  const double s = median(stub_us), p = median(plain_us);
+  std::printf("archive: 100 kernels x 2 x86 variants, %ju bytes; kernel blob %zu bytes\n",
+              uintmax_t(fs::file_size(archive)), bytes.size());
+  std::printf("stub open+select+load+first launch: median %.1f us over %d trials\n", s, trials);
+  std::printf("plain dlopen+dlsym+call:            median %.1f us\n", p);
+  std::printf("ratio stub/plain: %.2fx (target <= 2.00x: %s)\n", s / p, s / p <= 2.0 ? "ok" : "OVER");
+  if (!std::getenv("TSR_BENCH_KEEP")) fs::remove_all(dir);   // keep the files for profiling
+  return 0;
+}

@@ -1,0 +1,113 @@
+/* libFuzzer target for the runtime stub's archive reader (reader.c,
+ * archive.c, query.c, select.c). Each input is tried twice: as given (the
+ * hash checks reject most mutations early) and with header and index hashes
+ * recomputed, so mutations reach the structural checks behind them. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tesserart.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size);
+
+static volatile size_t g_sink;
+
+static void touch(const char* s) {
+  if (s) g_sink += strlen(s);
+}
+
+static void walk(tsr_archive* a) {
+  tsr_archive_info info;
+  if (tsr_archive_get_info(a, &info) != TSR_OK) abort();
+  for (size_t i = 0; i < info.metadata_count; ++i) {
+    const char *k, *v;
+    if (tsr_archive_metadata_at(a, i, &k, &v) != TSR_OK) abort();
+    touch(k);
+    touch(v);
+    if (tsr_archive_metadata_find(a, k, &v) != TSR_OK) abort();
+  }
+  for (size_t k = 0; k < info.kernel_count; ++k) {
+    tsr_kernel_info ki;
+    if (tsr_archive_kernel_at(a, k, &ki) != TSR_OK) abort();
+    touch(ki.name);
+    touch(ki.identity);
+    size_t found;
+    if (tsr_archive_find_kernel(a, ki.name, &found) != TSR_OK || found != k) abort();
+    for (size_t b = 0; b < ki.binding_count; ++b) {
+      tsr_binding_info bi;
+      if (tsr_kernel_binding_at(a, k, b, &bi) != TSR_OK) abort();
+      touch(bi.name);
+      for (size_t d = 0; d < bi.dim_count; ++d) {
+        tsr_dim_info di;
+        if (tsr_kernel_dim_at(a, k, b, d, &di) != TSR_OK) abort();
+        touch(di.scalar_name);
+      }
+    }
+    for (size_t v = 0; v < ki.variant_count; ++v) {
+      tsr_variant_info vi;
+      if (tsr_kernel_variant_at(a, k, v, &vi) != TSR_OK) abort();
+      touch(vi.arch);
+      touch(vi.entry);
+      for (size_t m = 0; m < vi.metadata_count; ++m) {
+        const char *key, *value;
+        if (tsr_variant_metadata_at(a, k, v, m, &key, &value) != TSR_OK) abort();
+        touch(value);
+      }
+      const void* blob;
+      size_t blob_size;
+      if (tsr_variant_blob(a, k, v, &blob, &blob_size) == TSR_OK && blob_size)
+        g_sink += ((const uint8_t*)blob)[blob_size - 1];
+    }
+    for (size_t v = 0; v < ki.verdict_count; ++v) {
+      tsr_verdict_info di;
+      if (tsr_kernel_verdict_at(a, k, v, &di) != TSR_OK) abort();
+      touch(di.reason);
+    }
+    /* Selection without loading: x86 only, so no driver is dlopen'ed. */
+    tsr_select_options opt = {"x86", 4};
+    tsr_selection sel;
+    if (tsr_kernel_select(a, k, &opt, &sel) == TSR_OK) touch(sel.arch);
+  }
+  char msg[256];
+  (void)tsr_archive_verify(a, msg, sizeof msg);
+}
+
+static void try_open(const uint8_t* data, size_t size) {
+  char msg[256];
+  tsr_open_options options = {0, msg, sizeof msg};
+  tsr_archive* a = NULL;
+  if (tsr_archive_open_memory(data, size, &options, &a) == TSR_OK) {
+    walk(a);
+    tsr_archive_close(a);
+  } else if (a != NULL) {
+    abort();
+  }
+}
+
+static uint64_t le64(const uint8_t* p) {
+  uint64_t v = 0;
+  for (int i = 7; i >= 0; --i) v = v << 8 | p[i];
+  return v;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  try_open(data, size);
+  if (size < 128) return 0;
+  uint8_t* copy = (uint8_t*)malloc(size);
+  if (!copy) return 0;
+  memcpy(copy, data, size);
+  uint32_t header_size = (uint32_t)copy[12] | (uint32_t)copy[13] << 8 | (uint32_t)copy[14] << 16 |
+                         (uint32_t)copy[15] << 24;
+  uint64_t index_off = le64(copy + 24), index_size = le64(copy + 32);
+  if (index_off <= size && index_size <= size - index_off)
+    tsr_sha256(copy + index_off, (size_t)index_size, copy + 64);
+  if (header_size >= 128 && header_size <= size) {
+    memset(copy + 96, 0, 32);
+    uint8_t digest[32];
+    tsr_sha256(copy, header_size, digest);
+    memcpy(copy + 96, digest, 32);
+  }
+  try_open(copy, size);
+  free(copy);
+  return 0;
+}

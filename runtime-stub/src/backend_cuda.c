@@ -4,6 +4,7 @@
  * Callers pass host pointers: inputs are copied to device memory, outputs
  * copied back after cuCtxSynchronize. */
 #include <dlfcn.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -71,8 +72,11 @@ static int probe_once(void) {
   return 1;
 }
 
+static pthread_once_t cu_once = PTHREAD_ONCE_INIT;
+static void probe_init(void) { cu.state = probe_once(); }
+
 tsr_status tsr_cuda_probe(int* out_cc) {
-  if (cu.state == 0) cu.state = probe_once();
+  pthread_once(&cu_once, probe_init);
   if (cu.state != 1) return TSR_ERROR_NO_DEVICE;
   *out_cc = cu.cc;
   return TSR_OK;

@@ -1,9 +1,11 @@
-/* SHA-256 as specified in FIPS 180-4; compact, portable, no dependencies.
- * The stub hashes header, index and blobs with it (docs/archive-format.md). */
+/* SHA-256 as specified in FIPS 180-4; portable C plus the x86 SHA
+ * extensions (Intel SHA-NI) when cpuid reports them, because hashing the
+ * index and a blob is most of the cost of opening an archive and loading a
+ * kernel. The stub hashes header, index and blobs with it. */
 #include <stdint.h>
 #include <string.h>
 
-#include "tesserart.h"
+#include "tsr_internal.h"
 
 static const uint32_t k_round[64] = {
   0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
@@ -37,12 +39,75 @@ static void compress(uint32_t h[8], const uint8_t block[64]) {
   h[0] += a; h[1] += b; h[2] += c; h[3] += d; h[4] += e; h[5] += f; h[6] += g; h[7] += hh;
 }
 
-void tsr_sha256(const void* data, size_t size, uint8_t out_digest[32]) {
+static void compress_portable(uint32_t h[8], const uint8_t* p, size_t blocks) {
+  for (; blocks > 0; --blocks, p += 64) compress(h, p);
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <cpuid.h>
+#include <immintrin.h>
+
+/* Four rounds per step with sha256rnds2; the message schedule from
+ * W[j] = msg2(msg1(W[j-4], W[j-3]) + W[j-1..j-2 shifted], W[j-1]). */
+__attribute__((target("sha,sse4.1,ssse3")))
+static void compress_shani(uint32_t h[8], const uint8_t* p, size_t blocks) {
+  const __m128i mask = _mm_set_epi64x(0x0c0d0e0f08090a0bULL, 0x0405060700010203ULL);
+  __m128i tmp = _mm_shuffle_epi32(_mm_loadu_si128((const __m128i*)&h[0]), 0xB1);   /* CDAB */
+  __m128i state1 = _mm_shuffle_epi32(_mm_loadu_si128((const __m128i*)&h[4]), 0x1B); /* EFGH */
+  __m128i state0 = _mm_alignr_epi8(tmp, state1, 8);                                 /* ABEF */
+  state1 = _mm_blend_epi16(state1, tmp, 0xF0);                                       /* CDGH */
+  for (; blocks > 0; --blocks, p += 64) {
+    const __m128i abef = state0, cdgh = state1;
+    __m128i w[4];
+    for (int j = 0; j < 16; ++j) {
+      __m128i cur;
+      if (j < 4) {
+        cur = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i*)(p + 16 * j)), mask);
+      } else {
+        cur = _mm_sha256msg1_epu32(w[j & 3], w[(j - 3) & 3]);
+        cur = _mm_add_epi32(cur, _mm_alignr_epi8(w[(j - 1) & 3], w[(j - 2) & 3], 4));
+        cur = _mm_sha256msg2_epu32(cur, w[(j - 1) & 3]);
+      }
+      w[j & 3] = cur;
+      __m128i m = _mm_add_epi32(cur, _mm_loadu_si128((const __m128i*)&k_round[4 * j]));
+      state1 = _mm_sha256rnds2_epu32(state1, state0, m);
+      state0 = _mm_sha256rnds2_epu32(state0, state1, _mm_shuffle_epi32(m, 0x0E));
+    }
+    state0 = _mm_add_epi32(state0, abef);
+    state1 = _mm_add_epi32(state1, cdgh);
+  }
+  tmp = _mm_shuffle_epi32(state0, 0x1B);       /* FEBA */
+  state1 = _mm_shuffle_epi32(state1, 0xB1);    /* DCHG */
+  state0 = _mm_blend_epi16(tmp, state1, 0xF0); /* DCBA */
+  state1 = _mm_alignr_epi8(state1, tmp, 8);    /* HGFE */
+  _mm_storeu_si128((__m128i*)&h[0], state0);
+  _mm_storeu_si128((__m128i*)&h[4], state1);
+}
+
+static int have_shani(void) {
+  static int cached = -1;   /* racing threads compute the same value */
+  if (cached < 0) {
+    unsigned a, b, c, d, b7 = 0;
+    int ok = __get_cpuid(1, &a, &b, &c, &d) && (c >> 19 & 1) && (c >> 9 & 1);   /* sse4.1 ssse3 */
+    if (ok && __get_cpuid_max(0, NULL) >= 7) __cpuid_count(7, 0, a, b7, c, d);
+    cached = ok && (b7 >> 29 & 1);
+  }
+  return cached;
+}
+#endif
+
+static void hash(const void* data, size_t size, uint8_t out_digest[32], int portable) {
   uint32_t h[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
                    0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
   const uint8_t* p = (const uint8_t*)data;
   size_t left = size;
-  for (; left >= 64; left -= 64, p += 64) compress(h, p);
+  void (*blocks)(uint32_t*, const uint8_t*, size_t) = compress_portable;
+#if defined(__x86_64__) && defined(__GNUC__)
+  if (!portable && have_shani()) blocks = compress_shani;
+#endif
+  blocks(h, p, left / 64);
+  p += left / 64 * 64;
+  left %= 64;
   uint8_t tail[128];
   memset(tail, 0, sizeof tail);
   if (left) memcpy(tail, p, left);
@@ -50,12 +115,17 @@ void tsr_sha256(const void* data, size_t size, uint8_t out_digest[32]) {
   size_t tail_len = left + 1 + 8 <= 64 ? 64 : 128;
   uint64_t bits = (uint64_t)size * 8u;
   for (int i = 0; i < 8; ++i) tail[tail_len - 1 - i] = (uint8_t)(bits >> (8 * i));
-  compress(h, tail);
-  if (tail_len == 128) compress(h, tail + 64);
+  blocks(h, tail, tail_len / 64);
   for (int i = 0; i < 8; ++i) {
     out_digest[4 * i] = (uint8_t)(h[i] >> 24);
     out_digest[4 * i + 1] = (uint8_t)(h[i] >> 16);
     out_digest[4 * i + 2] = (uint8_t)(h[i] >> 8);
     out_digest[4 * i + 3] = (uint8_t)h[i];
   }
+}
+
+void tsr_sha256(const void* data, size_t size, uint8_t out_digest[32]) { hash(data, size, out_digest, 0); }
+
+void tsr_sha256_portable(const void* data, size_t size, uint8_t out_digest[32]) {
+  hash(data, size, out_digest, 1);
 }

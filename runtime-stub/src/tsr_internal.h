@@ -75,6 +75,9 @@ tsr_status tsr_parse(struct tsr_archive* a, uint64_t data_len, char* msg, size_t
 /* Reads a string reference already validated by tsr_parse. */
 const char* tsr_str_at(const struct tsr_archive* a, const uint8_t* ref);
 
+/* sha256.c: the portable path only (tests compare it with SHA-NI and OpenSSL). */
+void tsr_sha256_portable(const void* data, size_t size, uint8_t out_digest[32]);
+
 /* archive.c */
 tsr_status tsr_blob_check(struct tsr_archive* a, uint32_t global_variant);
 void tsr_set_message(char* buf, size_t size, const char* fmt, ...)

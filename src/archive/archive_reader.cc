@@ -19,12 +19,9 @@ struct ArchiveCloser {
 };
 using ArchiveHandle = std::unique_ptr<tsr_archive, ArchiveCloser>;
 
+// The stub's one-line reason, or the status name when it gave none.
 Error stub_error(tsr_status s, const char* message) {
-  std::string text = tsr_status_string(s);
-  if (message && *message) {
-    text = message;
-  }
-  return invalid_input(text);
+  return invalid_input(message && *message ? message : tsr_status_string(s));
 }
 
 Expected<ArchiveHandle> open_bytes(std::span<const uint8_t> bytes) {

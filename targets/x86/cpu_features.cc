@@ -28,6 +28,7 @@ std::vector<Feature> required_features(const std::string& arch) {
                        {"bmi", (bool)__builtin_cpu_supports("bmi")},
                        {"bmi2", (bool)__builtin_cpu_supports("bmi2")},
                        {"f16c", (bool)__builtin_cpu_supports("f16c")},
+                       {"lzcnt", (bool)__builtin_cpu_supports("lzcnt")},
                        {"movbe", (bool)__builtin_cpu_supports("movbe")}});
   }
   if (arch == "v4") {

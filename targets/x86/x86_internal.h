@@ -4,6 +4,7 @@
 #pragma once
 
 #include <map>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -77,21 +78,27 @@ DeviceInfo cpu_device(const Tier& tier);
 // digest so repeated launches (benchmarks, determinism runs) skip the load.
 class LoadedKernels {
  public:
+  using Entry = void (*)(void* const*, const int64_t*);
+  // One loaded object; dlclose runs when the last holder lets go, so an
+  // eviction never unmaps a kernel another thread is still running.
+  struct Loaded {
+    Loaded(void* handle, int fd, Entry entry) : handle(handle), fd(fd), entry(entry) {}
+    Loaded(const Loaded&) = delete;
+    Loaded& operator=(const Loaded&) = delete;
+    ~Loaded();
+    void* handle;
+    int fd;   // kept open: glibc matches loaded objects by path, so /proc/self/fd/N must stay unique
+    Entry entry;
+  };
+
   LoadedKernels() = default;
   LoadedKernels(const LoadedKernels&) = delete;
   LoadedKernels& operator=(const LoadedKernels&) = delete;
-  ~LoadedKernels();
-  using Entry = void (*)(void* const*, const int64_t*);
-  Expected<Entry> entry_for(const Artifact& artifact);
+  Expected<std::shared_ptr<const Loaded>> load(const Artifact& artifact);
 
  private:
-  struct Loaded {
-    void* handle = nullptr;
-    Entry entry = nullptr;
-    int fd = -1;   // kept open: glibc matches loaded objects by path, so /proc/self/fd/N must stay unique
-  };
   std::mutex mutex_;
-  std::map<std::string, Loaded> loaded_;   // sha256 of the bytes + entry name
+  std::map<std::string, std::shared_ptr<const Loaded>> loaded_;   // sha256 of the bytes + entry name
 };
 
 // Validates args against the spec's ABI, then calls the artifact's entry.

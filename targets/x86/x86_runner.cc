@@ -12,7 +12,7 @@ namespace tsr::x86 {
 
 namespace {
 
-// More loaded kernels than this evicts the oldest-keyed ones (a long-running
+// Beyond this many loaded kernels one is evicted per load (a long-running
 // build loads one per candidate; keep the address space bounded).
 constexpr size_t kMaxLoaded = 128;
 
@@ -40,37 +40,27 @@ Expected<void*> load_from_memory(const Artifact& artifact, int* fd_out) {
   return handle;
 }
 
-void unload(void* handle, int fd) {
+}  // namespace
+
+LoadedKernels::Loaded::~Loaded() {
   dlclose(handle);
   close(fd);
 }
 
-}  // namespace
-
-LoadedKernels::~LoadedKernels() {
-  for (auto& [key, loaded] : loaded_) unload(loaded.handle, loaded.fd);
-}
-
-Expected<LoadedKernels::Entry> LoadedKernels::entry_for(const Artifact& artifact) {
+Expected<std::shared_ptr<const LoadedKernels::Loaded>> LoadedKernels::load(const Artifact& artifact) {
   const std::string key = sha256_hex(artifact.bytes.data(), artifact.bytes.size()) + ":" + artifact.entry;
   std::lock_guard<std::mutex> lock(mutex_);
   auto it = loaded_.find(key);
-  if (it != loaded_.end()) return it->second.entry;
+  if (it != loaded_.end()) return it->second;
   int fd = -1;
   Expected<void*> handle = load_from_memory(artifact, &fd);
   if (!handle) return handle.take_error();
   void* symbol = dlsym(*handle, artifact.entry.c_str());
-  if (!symbol) {
-    unload(*handle, fd);
-    return toolchain_error("shared object has no entry symbol '" + artifact.entry + "'");
-  }
-  if (loaded_.size() >= kMaxLoaded) {
-    unload(loaded_.begin()->second.handle, loaded_.begin()->second.fd);
-    loaded_.erase(loaded_.begin());
-  }
-  Loaded loaded{*handle, reinterpret_cast<Entry>(symbol), fd};
+  auto loaded = std::make_shared<const Loaded>(*handle, fd, reinterpret_cast<Entry>(symbol));
+  if (!symbol) return toolchain_error("shared object has no entry symbol '" + artifact.entry + "'");
+  if (loaded_.size() >= kMaxLoaded) loaded_.erase(loaded_.begin());
   loaded_.emplace(key, loaded);
-  return loaded.entry;
+  return std::shared_ptr<const Loaded>(loaded);
 }
 
 Status run_artifact(LoadedKernels& kernels, const KernelSpec& spec, const Artifact& artifact, LaunchArgs& args) {
@@ -109,9 +99,9 @@ Status run_artifact(LoadedKernels& kernels, const KernelSpec& spec, const Artifa
                            std::to_string(args.buffers[i].size()) + " bytes, expected " + std::to_string(expected));
     pointers.push_back(args.buffers[i].data());
   }
-  Expected<LoadedKernels::Entry> entry = kernels.entry_for(artifact);
-  if (!entry) return entry.take_error();
-  (*entry)(pointers.data(), args.scalars.data());
+  Expected<std::shared_ptr<const LoadedKernels::Loaded>> loaded = kernels.load(artifact);
+  if (!loaded) return loaded.take_error();
+  (*loaded)->entry(pointers.data(), args.scalars.data());
   return ok();
 }
 

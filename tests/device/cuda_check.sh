@@ -37,6 +37,10 @@ TESSERAC="$CARRY/bin/tesserac"
 HELPER="$CARRY/bin/cuda_device_check"
 SPECS="$ROOT/specs"
 [ -d "$SPECS" ] || SPECS="$CARRY/specs"
+if [ -x "$TESSERAC" ] && ! "$TESSERAC" --version >/dev/null 2>&1 && [ -d "$CARRY/lib-compat" ]; then
+  echo "host libstdc++ too old for the carried binaries: using $CARRY/lib-compat"
+  export LD_LIBRARY_PATH="$CARRY/lib-compat:$LD_LIBRARY_PATH"
+fi
 if [ ! -x "$TESSERAC" ] || ! "$TESSERAC" --version >/dev/null 2>&1; then
   echo "carried binary unusable ($TESSERAC); trying a source build"
   if cmake -S "$ROOT" -B "$WORK/build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DTESSERAC_BUILD_TESTS=OFF \

@@ -30,9 +30,11 @@ c++ -std=c++20 -O2 -I"$ROOT/src" -I"$ROOT" -I"$ROOT/runtime-stub/include" -I"$BU
   $TOML -ldl -lpthread -Wl,-rpath,'$ORIGIN/../lib'
 
 cp -L "$BUILD/libtesserart.so" "$CARRY/lib/"
-for lib in libtomlplusplus.so.3 libstdc++.so.6 libgcc_s.so.1; do
-  [ -e "$LIBDIR/$lib" ] && cp -L "$LIBDIR/$lib" "$CARRY/lib/"
-done
+[ -e "$LIBDIR/libtomlplusplus.so.3" ] && cp -L "$LIBDIR/libtomlplusplus.so.3" "$CARRY/lib/"
+# The host's libstdc++ is preferred (ours needs glibc 2.36); lib-compat is the
+# fallback cuda_check.sh uses when the host's is older than GCC 12's.
+mkdir -p "$CARRY/lib-compat"
+for lib in libstdc++.so.6 libgcc_s.so.1; do cp -L "$LIBDIR/$lib" "$CARRY/lib-compat/"; done
 cp -r "$ROOT/specs" "$CARRY/specs"
 cp "$ROOT/tests/device/cuda_check.sh" "$CARRY/"
 
@@ -42,7 +44,7 @@ cp "$ROOT/tests/device/cuda_check.sh" "$CARRY/"
   for b in "$CARRY"/bin/*; do
     echo "== $(basename "$b")"
     ldd "$b" | sed 's/ (0x.*//'
-    echo "max GLIBC symbol version: $(objdump -T "$b" "$CARRY"/lib/*.so* 2>/dev/null | grep -o 'GLIBC_[0-9.]*' | sort -uV | tail -1)"
+    echo "max GLIBC symbol version: $(objdump -T "$b" 2>/dev/null | grep -o 'GLIBC_[0-9.]*' | sort -uV | tail -1)"
   done
 } > "$CARRY/MANIFEST.txt"
 cat "$CARRY/MANIFEST.txt"

@@ -48,7 +48,7 @@ TEST(StubSelect, AmxVariantNeedsAmx) {
   tsr_select_options v4{"x86", 4};
   ASSERT_EQ(tsr_kernel_select(o.archive, k, &v4, &sel), TSR_OK);
   EXPECT_STREQ(sel.arch, "v3");   // v4+amx needs AMX, "v9" is not a level
-  tsr_select_options v4amx{"x86", 4 | 0x100};
+  tsr_select_options v4amx{"x86", 4 | TSR_X86_AMX};
   ASSERT_EQ(tsr_kernel_select(o.archive, k, &v4amx, &sel), TSR_OK);
   EXPECT_STREQ(sel.arch, "v4+amx");
 }

@@ -279,6 +279,19 @@ TEST_F(X86Test, EmitIsDeterministicAndNamesBothEntryPoints) {
   }
 }
 
+// Runtime dims named like the body's own identifiers still compile and run.
+TEST_F(X86Test, RuntimeDimNamesThatClashWithTheBody) {
+  const KernelSpec ew = elementwise("ew_clash", DType::f16, {Op::add}, rt("t"));
+  const Artifact ew_art = build(ew, "v3");
+  check(ew, ew_art, {{"t", 17}});
+  const KernelSpec mm = matmul("mm_clash", DType::f32, rt("NR"), rt("expf"), rt("kc"), Layout::row, Layout::col);
+  const Artifact mm_art = build(mm, "v4");
+  check(mm, mm_art, {{"NR", 5}, {"expf", 7}, {"kc", 300}}, 10.0);
+  const KernelSpec row = rowwise("row_clash", DType::bf16, RowOp::softmax, rt("row"), rt("sum"), false);
+  const Artifact row_art = build(row, "v2");
+  check(row, row_art, {{"row", 3}, {"sum", 33}});
+}
+
 TEST_F(X86Test, SameSourceCompilesToIdenticalBytes) {
   const KernelSpec spec = rowwise("rms_repro", DType::f32, RowOp::rmsnorm, rt("rows"), st(64), true);
   const Artifact a = build(spec, "v3"), b = build(spec, "v3");
@@ -415,6 +428,21 @@ TEST_F(X86Test, RunValidatesArgumentsAgainstTheAbi) {
   EXPECT_TRUE(target_->run(spec, art, args).ok());
 }
 
+// Two artifacts with one kernel name stay distinct in the runner's cache
+// (glibc would hand back the first object for a reused /proc/self/fd path).
+TEST_F(X86Test, SameNameDifferentArtifactsRunTheirOwnCode) {
+  const KernelSpec add = elementwise("same_name", DType::f32, {Op::add}, st(4));
+  const KernelSpec sub = elementwise("same_name", DType::f32, {Op::sub}, st(4));
+  const Artifact add_art = build(add, "v2"), sub_art = build(sub, "v2");
+  for (int round = 0; round < 2; ++round) {
+    for (const auto* pair : {&add, &sub}) {
+      Case c = make_case(*pair, {}, 7);
+      ASSERT_TRUE(target_->run(*pair, pair == &add ? add_art : sub_art, c.args).ok());
+      expect_close(*pair, c, pair == &add ? "add" : "sub");
+    }
+  }
+}
+
 TEST_F(X86Test, CompilerFailureCarriesTheLog) {
   const KernelSpec spec = elementwise("broken_kernel", DType::f32, {Op::add}, st(4));
   Expected<Artifact> art = target_->compile(spec, "v3", "void broken_kernel(void) { this is not C; }\n");
@@ -441,6 +469,18 @@ TEST_F(X86Test, MissingClangIsTargetUnavailable) {
   EXPECT_EQ(art.error().kind(), ErrorKind::toolchain);
   EXPECT_EQ(art.error().message().rfind("target unavailable: x86:v3: ", 0), 0u) << art.error().message();
   EXPECT_FALSE(broken.found);
+}
+
+TEST_F(X86Test, NoClangInPathNamesThePackage) {
+  const char* old_clang = std::getenv("TESSERAC_CLANG");
+  const std::string saved_clang = old_clang ? old_clang : "", saved_path = std::getenv("PATH");
+  unsetenv("TESSERAC_CLANG");
+  setenv("PATH", "/nonexistent-tesserac-test", 1);
+  const ToolchainInfo tc = target_->toolchain();
+  setenv("PATH", saved_path.c_str(), 1);
+  if (old_clang) setenv("TESSERAC_CLANG", saved_clang.c_str(), 1);
+  EXPECT_FALSE(tc.found);
+  EXPECT_EQ(tc.why_unavailable, "clang not found in PATH (install clang-14)");
 }
 
 }  // namespace

@@ -252,8 +252,12 @@ TSR_API void tsr_kernel_unload(tsr_kernel* kernel); /* NULL is a no-op */
 TSR_API tsr_status tsr_kernel_selection(const tsr_kernel* kernel, tsr_selection* out_selection);
 
 /* Validates buffers (in ABI order: inputs then outputs) and scalars (ABI
- * order) against the recorded ABI, in this order: NULL pointers, counts,
- * roles, dtypes, scalars, sizes, alignment. Nothing runs unless all pass.
+ * order) against the recorded ABI, in this order: NULL arrays
+ * (NULL_ARGUMENT), counts (ARG_COUNT), NULL data (NULL_ARGUMENT), roles
+ * (ROLE_MISMATCH), dtype tags (DTYPE_MISMATCH), negative or overflowing
+ * scalars (INVALID_SCALAR), byte sizes (BUFFER_TOO_SMALL), alignment of data
+ * to the element size (MISALIGNED). Nothing runs unless all pass. A failed
+ * load of the selected variant is reported, never silently replaced.
  * out_selection (may be NULL) reports the variant and route that ran. */
 TSR_API tsr_status tsr_kernel_launch(tsr_kernel* kernel, const tsr_buffer_arg* buffers,
                                      size_t buffer_count, const int64_t* scalars,

@@ -148,8 +148,8 @@ static int eval_term(const char* s, size_t n, const tsr_archive* a, size_t kerne
   return 0;
 }
 
-static int eval_triple(const char* text, const tsr_archive* a, size_t kernel, const int64_t* scalars,
-                       unsigned out[3]) {
+int tsr_cuda_eval_triple(const char* text, const tsr_archive* a, size_t kernel,
+                         const int64_t* scalars, unsigned out[3]) {
   const char* p = text;
   for (int i = 0; i < 3; ++i) {
     size_t depth = 0, n = 0;
@@ -174,8 +174,8 @@ tsr_status tsr_cuda_launch(const tsr_loaded* l, const tsr_launch_args* args, con
   tsr_variant_metadata_find(a, kernel, variant, "cuda.shared_bytes", &shared_s);
   if (tsr_variant_metadata_find(a, kernel, variant, "cuda.block", &block_s) != TSR_OK ||
       tsr_variant_metadata_find(a, kernel, variant, "cuda.grid", &grid_s) != TSR_OK ||
-      !eval_triple(block_s, a, kernel, args->scalars, block) ||
-      !eval_triple(grid_s, a, kernel, args->scalars, grid)) {
+      !tsr_cuda_eval_triple(block_s, a, kernel, args->scalars, block) ||
+      !tsr_cuda_eval_triple(grid_s, a, kernel, args->scalars, grid)) {
     tsr_set_message(msg, msg_size, "cuda variant has no valid cuda.block / cuda.grid metadata");
     return TSR_ERROR_CORRUPT;
   }

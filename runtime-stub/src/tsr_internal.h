@@ -120,6 +120,10 @@ tsr_status tsr_cuda_launch(const tsr_loaded* l, const tsr_launch_args* args,
                            const struct tsr_archive* a, size_t kernel, size_t variant,
                            char* msg, size_t msg_size);
 void tsr_cuda_unload(tsr_loaded* l);
+/* "x,y,z" of cuda.block / cuda.grid, each INT | NAME | cdiv(INT_OR_NAME,INT)
+ * with NAME a runtime scalar of the kernel; 1 when all three are in 1..2^31-1. */
+int tsr_cuda_eval_triple(const char* text, const struct tsr_archive* a, size_t kernel,
+                         const int64_t* scalars, unsigned out[3]);
 
 tsr_status tsr_hip_probe(char* out_gfx, size_t gfx_size);
 tsr_status tsr_xrt_probe(char* out_npu, size_t npu_size);

@@ -1,12 +1,15 @@
-// tesserac build SPEC|DIR... [-t TARGET,...] --out-dir DIR: compile every
-// spec for every target, run the oracle where a device is present, and write
-// the artifacts with a manifest. Any FAIL writes nothing.
+// tesserac build SPEC|DIR... [-t TARGET,...] -o FILE.tfat [--out-dir DIR]:
+// compile every spec for every target, run the oracle where a device is
+// present, and write the fat archive (and/or loose artifacts with a
+// manifest). Any FAIL writes nothing.
 #include <filesystem>
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "archive/archive_writer.h"
+#include "driver/assemble_archive.h"
 #include "driver/plan.h"
 #include "driver/qualify.h"
 #include "spec/spec_loader.h"
@@ -19,6 +22,7 @@ namespace {
 struct BuildOptions {
   std::vector<std::string> specs;
   std::vector<std::string> targets;
+  std::string output;
   std::string out_dir;
   std::string json;
   bool no_oracle = false;
@@ -68,7 +72,11 @@ RunFn register_build(CLI::App& app) {
   CLI::App* sub = app.add_subcommand("build", "Compile specs for targets, run the oracle, write the artifacts");
   sub->add_option("specs", opts->specs, "Spec files or directories of *.yaml specs")->required();
   sub->add_option("-t,--target", opts->targets, "Targets (comma-separated or repeated); default: all");
-  sub->add_option("--out-dir", opts->out_dir, "Directory for the artifacts and manifest.json")->required();
+  CLI::Option* output = sub->add_option("-o,--output", opts->output, "The fat archive to write (FILE.tfat)");
+  CLI::Option* out_dir = sub->add_option("--out-dir", opts->out_dir, "Also write loose artifacts and manifest.json to DIR");
+  sub->callback([output, out_dir]() {
+    if (output->count() == 0 && out_dir->count() == 0) throw CLI::RequiredError("-o FILE.tfat (or --out-dir DIR)");
+  });
   sub->add_flag("--no-oracle", opts->no_oracle, "Do not run the oracle; verdicts are NOT_RUN (skipped by request)");
   sub->add_option("--seed", opts->seed, "Oracle input seed");
   sub->add_option("--json", opts->json, "Also write the verdicts as JSON to FILE");
@@ -107,7 +115,12 @@ RunFn register_build(CLI::App& app) {
         return report_error("oracle FAIL for " + r.kernel + " on " + r.target.str() + "; nothing written",
                             kExitInvalid);
     }
-    return write_out_dir(opts->out_dir, rows);
+    if (!opts->output.empty()) {
+      Status written = write_archive(assemble_archive(specs, rows), opts->output);
+      if (!written.ok()) return report(written.error());
+    }
+    if (!opts->out_dir.empty()) return write_out_dir(opts->out_dir, rows);
+    return kExitOk;
   };
 }
 

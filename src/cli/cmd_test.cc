@@ -8,6 +8,7 @@
 #include "driver/qualify.h"
 #include "spec/spec_loader.h"
 #include "support/atomic_file.h"
+#include "tesserart.h"
 
 namespace tsr::cli {
 
@@ -16,6 +17,7 @@ struct TestOptions {
   std::vector<std::string> specs;
   std::vector<std::string> targets;
   std::string json;
+  std::string archive;
   uint64_t seed = OracleOptions{}.seed;
 };
 }  // namespace
@@ -27,6 +29,8 @@ RunFn register_test(CLI::App& app) {
   sub->add_option("-t,--target", opts->targets, "Targets (comma-separated or repeated); default: all");
   sub->add_option("--json", opts->json, "Also write the results as JSON to FILE");
   sub->add_option("--seed", opts->seed, "Oracle input seed (printed with every verdict)");
+  sub->add_option("--archive", opts->archive,
+                  "Check the variants in this .tfat through the runtime stub instead of compiling");
   return [opts]() -> int {
     Expected<std::vector<TargetName>> targets = parse_target_list(opts->targets);
     if (!targets) return report(targets.error());
@@ -38,6 +42,16 @@ RunFn register_test(CLI::App& app) {
     }
     QualifyOptions q;
     q.seed = opts->seed;
+    std::unique_ptr<tsr_archive, void (*)(tsr_archive*)> archive(nullptr, tsr_archive_close);
+    if (!opts->archive.empty()) {
+      char message[512] = "";
+      tsr_open_options open_options{TSR_OPEN_VERIFY_BLOBS, message, sizeof message};
+      tsr_archive* raw = nullptr;
+      if (tsr_archive_open_file(opts->archive.c_str(), &open_options, &raw) != TSR_OK)
+        return report_error(opts->archive + ": " + message, kExitInvalid);
+      archive.reset(raw);
+      q.archive = raw;
+    }
     std::vector<VerdictRow> rows = qualify_jobs(plan_jobs(specs, *targets), q);
     std::cout << render_verdict_table(rows);
     if (!opts->json.empty()) {

@@ -25,6 +25,10 @@ RunFn register_emit(CLI::App& app);
 RunFn register_test(CLI::App& app);
 RunFn register_build(CLI::App& app);
 RunFn register_targets(CLI::App& app);
+RunFn register_inspect(CLI::App& app);
+RunFn register_verify(CLI::App& app);
+RunFn register_merge(CLI::App& app);
+RunFn register_embed(CLI::App& app);
 
 // Shared helpers.
 int report_error(const std::string& message, int exit_code);

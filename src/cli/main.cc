@@ -42,6 +42,10 @@ int main(int argc, char** argv) {
   add(register_emit);
   add(register_test);
   add(register_build);
+  add(register_inspect);
+  add(register_verify);
+  add(register_merge);
+  add(register_embed);
   add(register_targets);
 
   try {

@@ -5,10 +5,50 @@
 #include <nlohmann/json.hpp>
 
 #include "driver/compile.h"
+#include "driver/stub_routed_target.h"
+#include "tesserart.h"
 #include "identity/identity.h"
 #include "targets/registry.h"
 
 namespace tsr {
+
+namespace {
+
+// The archive's variant of `job` checked through the stub, or why it cannot be.
+void qualify_from_archive(const Job& job, const Target& target, const QualifyOptions& options, VerdictRow& row) {
+  size_t index = 0;
+  tsr_kernel_info info{};
+  if (tsr_archive_find_kernel(options.archive, job.spec->name.c_str(), &index) != TSR_OK ||
+      tsr_archive_kernel_at(options.archive, index, &info) != TSR_OK) {
+    row.report = not_run("archive has no kernel '" + job.spec->name + "'", *job.spec, options.seed);
+    return;
+  }
+  if (row.identity != info.identity) {
+    row.report = not_run("", *job.spec, options.seed);
+    row.report.verdict = Verdict::fail;
+    row.report.reason = "archive kernel identity " + std::string(info.identity).substr(0, 12) +
+                        "… differs from the spec's " + row.identity.substr(0, 12) + "…";
+    return;
+  }
+  bool found = false;
+  for (size_t v = 0; v < info.variant_count && !found; ++v) {
+    tsr_variant_info vi{};
+    found = tsr_kernel_variant_at(options.archive, index, v, &vi) == TSR_OK && job.target.kind == vi.target_kind &&
+            job.target.arch == vi.arch;
+  }
+  if (!found) {
+    row.report = not_run("archive has no " + job.target.str() + " variant", *job.spec, options.seed);
+    return;
+  }
+  std::unique_ptr<Target> routed = make_stub_routed_target(target, options.archive, job.target);
+  Artifact placeholder;   // the stub takes the bytes from the archive
+  placeholder.target = job.target;
+  OracleOptions oracle_options;
+  oracle_options.seed = options.seed;
+  row.report = run_oracle(*job.spec, *routed, placeholder, oracle_options);
+}
+
+}  // namespace
 
 std::vector<VerdictRow> qualify_jobs(const std::vector<Job>& jobs, const QualifyOptions& options) {
   std::vector<VerdictRow> rows;
@@ -23,6 +63,11 @@ std::vector<VerdictRow> qualify_jobs(const std::vector<Job>& jobs, const Qualify
       continue;
     }
     const Target* target = find_target(job.target.kind);
+    if (options.archive) {
+      qualify_from_archive(job, *target, options, row);
+      rows.push_back(std::move(row));
+      continue;
+    }
     Expected<Artifact> artifact = compile_for_target(*job.spec, job.target);
     if (!artifact) {
       const bool unavailable = artifact.error().message().rfind("target unavailable:", 0) == 0;

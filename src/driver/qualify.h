@@ -8,6 +8,8 @@
 #include "driver/plan.h"
 #include "oracle/oracle.h"
 
+struct tsr_archive;
+
 namespace tsr {
 
 struct VerdictRow {
@@ -21,6 +23,9 @@ struct VerdictRow {
 };
 
 struct QualifyOptions {
+  // When set, artifacts come from this archive and launch through the
+  // runtime stub instead of being compiled (tesserac test --archive).
+  struct tsr_archive* archive = nullptr;
   uint64_t seed = OracleOptions{}.seed;
   bool run_oracle = true;        // false: record NOT_RUN (skipped by request)
   bool keep_artifacts = false;

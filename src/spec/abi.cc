@@ -36,7 +36,7 @@ std::vector<std::string> runtime_scalars(const KernelSpec& spec) {
 
 // Binding order is part of every target's entry point and of the archive
 // format: inputs in the order the family defines, then the output, then the
-// runtime scalars in first-appearance order.
+// runtime scalars in the order the family's shape lists its dimensions.
 KernelAbi kernel_abi(const KernelSpec& spec) {
   KernelAbi abi;
   std::vector<std::string> scalars;
@@ -73,7 +73,13 @@ KernelAbi kernel_abi(const KernelSpec& spec) {
     case Family::attention:
       break;
   }
-  for (const Binding& b : abi.bindings) note_dims(b.shape, scalars);
+  // Runtime scalars follow the family's shape order (M, N, K; rows, cols; N).
+  switch (spec.family) {
+    case Family::elementwise: note_dims({spec.elementwise().n}, scalars); break;
+    case Family::matmul: note_dims({spec.matmul().m, spec.matmul().n, spec.matmul().k}, scalars); break;
+    case Family::rowwise: note_dims({spec.rowwise().rows, spec.rowwise().cols}, scalars); break;
+    case Family::attention: break;
+  }
   for (const std::string& s : scalars) abi.bindings.push_back(Binding{s, Role::scalar, DType::f32, {}});
   return abi;
 }

@@ -33,7 +33,7 @@ struct KernelAbi {
 
 KernelAbi kernel_abi(const KernelSpec& spec);
 
-// Every distinct runtime dimension name, in first-appearance order.
+// Every distinct runtime dimension name, in ABI order.
 std::vector<std::string> runtime_scalars(const KernelSpec& spec);
 
 }  // namespace tsr

@@ -26,28 +26,37 @@ const char* storage_c_type(DType t) { return t == DType::f32 ? "float" : "uint16
 
 namespace {
 
-// Identifiers the emitted kernel bodies use themselves (locals, constants,
-// libc/libm functions): a runtime dim with such a name would shadow or clash
-// with them, so it is renamed in the C. The ABI name is unchanged.
-bool clashes(const std::string& name, const std::set<std::string>& taken) {
-  static const std::set<std::string> reserved = {
-      // C keywords and the types the source names
+// Names at file scope in every emitted source: keywords, types, the libc/libm
+// functions kernel bodies call, the entry's parameters, constants and macros.
+const std::set<std::string>& file_scope_names() {
+  static const std::set<std::string> names = {
       "auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else", "enum", "extern",
       "float", "for", "goto", "if", "inline", "int", "long", "register", "restrict", "return", "short", "signed",
       "sizeof", "static", "struct", "switch", "typedef", "union", "unsigned", "void", "volatile", "while",
-      "int64_t", "int32_t", "uint16_t", "uint32_t", "size_t", "NULL", "INFINITY", "NAN",
-      // functions called from kernel bodies
+      "int64_t", "int32_t", "uint16_t", "uint32_t", "uintptr_t", "size_t", "NULL", "INFINITY", "NAN", "INT64_C",
       "expf", "logf", "sqrtf", "fmaxf", "fminf", "tanhf", "erff", "fabsf", "memcpy", "free", "aligned_alloc",
-      // locals and constants of the emitted bodies
-      "buffers", "scalars", "i", "j", "k", "l", "m", "n", "r", "v", "t", "i0", "len", "CHUNK", "VW", "MR", "NR",
-      "KC", "MC", "A_AT", "B_AT", "k_rows", "nc_max", "k_blocks", "bp", "ap", "cw", "tile", "j0", "nc", "ncpad",
-      "mc", "kb", "p0", "kc", "first", "last", "jr", "ir", "b_panel", "a_panel", "partial", "row", "xr", "yr",
-      "mx", "sum", "log_sum", "inv", "mean", "var"};
-  return reserved.count(name) || taken.count(name) || name.rfind("tsr_", 0) == 0 || name.rfind("TSR_", 0) == 0 ||
-         name.rfind("dim_", 0) == 0 || name.rfind("_", 0) == 0;
+      "buffers", "scalars", "CHUNK", "VW", "MR", "NR", "KC", "MC", "A_AT", "B_AT", "TSR_STREAM_BYTES", "uint64_t"};
+  return names;
+}
+
+// A runtime dim named like a file-scope name or a local of a kernel body would
+// shadow or clash with it, so it is renamed in the C (the ABI name is unchanged).
+bool clashes(const std::string& name, const std::set<std::string>& taken) {
+  static const std::set<std::string> body_locals = {
+      "i", "v", "t", "i0", "len", "k_rows", "nc_max", "k_blocks", "bp", "ap", "cw",
+      "tile", "j0", "nc", "ncpad", "mc", "kb", "p0", "kc", "first", "last", "jr", "ir", "b_panel", "a_panel",
+      "partial", "row", "xr", "yr", "mx", "sum", "log_sum", "inv", "mean", "var", "rest", "head", "stream"};
+  return file_scope_names().count(name) || body_locals.count(name) || taken.count(name) ||
+         name.rfind("tsr_", 0) == 0 || name.rfind("TSR_", 0) == 0 || name.rfind("dim_", 0) == 0 ||
+         name.rfind("_", 0) == 0;
 }
 
 }  // namespace
+
+bool is_reserved_kernel_name(const std::string& name) {
+  return file_scope_names().count(name) || name.rfind("tsr_", 0) == 0 || name.rfind("TSR_", 0) == 0 ||
+         name.rfind("_", 0) == 0;
+}
 
 std::vector<CParam> c_params(const KernelSpec& spec) {
   const KernelAbi abi = kernel_abi(spec);

@@ -39,6 +39,43 @@ std::string vector_load(const KernelSpec& spec, const Tier& tier) {
            << "  tsr_vec v;\n  for (int l = 0; l < VW; ++l) v[l] = tsr_load(p, l);\n  return v;\n}\n";
       break;
   }
+  // The matching full-vector stores, rounding to nearest even like tsr_store:
+  // tsr_store_vec for any address, tsr_stream_vec (non-temporal, bypassing the
+  // caches) for an address aligned to the stored vector's size.
+  switch (spec.dtype) {
+    case DType::f32:
+      os << "TSR_INLINE void tsr_store_vec(tsr_storage* p, tsr_vec v) { *(tsr_uvec*)p = v; }\n"
+         << "TSR_INLINE void tsr_stream_vec(tsr_storage* p, tsr_vec v) { __builtin_nontemporal_store(v, (tsr_vec*)p); }\n";
+      break;
+    case DType::bf16:
+      os << "typedef uint16_t tsr_u16avec __attribute__((ext_vector_type(VW)));\n"
+         << "TSR_INLINE tsr_u16avec tsr_narrow_vec(tsr_vec v) {\n"
+         << "  const tsr_u32vec u = (tsr_u32vec)v;\n"
+         << "  const tsr_u32vec rounded = (u + 0x7fffu + ((u >> 16) & 1u)) >> 16;\n"
+         << "  const tsr_u32vec quiet = (u >> 16) | 0x40u;\n"
+         << "  const tsr_u32vec nan = (tsr_u32vec)((tsr_ivec)(u & 0x7fffffffu) > 0x7f800000);\n"
+         << "  return __builtin_convertvector((quiet & nan) | (rounded & ~nan), tsr_u16avec);\n}\n"
+         << "TSR_INLINE void tsr_store_vec(tsr_storage* p, tsr_vec v) { *(tsr_u16vec*)p = tsr_narrow_vec(v); }\n"
+         << "TSR_INLINE void tsr_stream_vec(tsr_storage* p, tsr_vec v) {\n"
+         << "  __builtin_nontemporal_store(tsr_narrow_vec(v), (tsr_u16avec*)p);\n}\n";
+      break;
+    case DType::f16:
+      if (tier.arch == "v4")
+        os << "TSR_INLINE void tsr_store_vec(tsr_storage* p, tsr_vec v) {\n"
+           << "  _mm256_storeu_si256((__m256i*)p, _mm512_cvtps_ph((__m512)v, _MM_FROUND_TO_NEAREST_INT));\n}\n"
+           << "TSR_INLINE void tsr_stream_vec(tsr_storage* p, tsr_vec v) {\n"
+           << "  _mm256_stream_si256((__m256i*)p, _mm512_cvtps_ph((__m512)v, _MM_FROUND_TO_NEAREST_INT));\n}\n";
+      else if (tier.f16c)
+        os << "TSR_INLINE void tsr_store_vec(tsr_storage* p, tsr_vec v) {\n"
+           << "  _mm_storeu_si128((__m128i*)p, _mm256_cvtps_ph((__m256)v, _MM_FROUND_TO_NEAREST_INT));\n}\n"
+           << "TSR_INLINE void tsr_stream_vec(tsr_storage* p, tsr_vec v) {\n"
+           << "  _mm_stream_si128((__m128i*)p, _mm256_cvtps_ph((__m256)v, _MM_FROUND_TO_NEAREST_INT));\n}\n";
+      else
+        os << "TSR_INLINE void tsr_store_vec(tsr_storage* p, tsr_vec v) {\n"
+           << "  for (int l = 0; l < VW; ++l) tsr_store(p, l, v[l]);\n}\n"
+           << "TSR_INLINE void tsr_stream_vec(tsr_storage* p, tsr_vec v) { tsr_store_vec(p, v); }\n";
+      break;
+  }
   const char* max_intrinsic = tier.arch == "v4" ? "_mm512_max_ps" : tier.arch == "v3" ? "_mm256_max_ps" : "_mm_max_ps";
   const char* native = tier.arch == "v4" ? "__m512" : tier.arch == "v3" ? "__m256" : "__m128";
   os << "TSR_INLINE tsr_vec tsr_vmax(tsr_vec a, tsr_vec b) { return (tsr_vec)" << max_intrinsic << "((" << native
@@ -128,14 +165,6 @@ TSR_VECTOR_FN TSR_HELPER float tsr_row_sum_exp(const tsr_storage* restrict x, in
   for (; i < n; i += VW) a0 += tsr_vexp(tsr_load_partial(x + i, n - i < VW ? n - i : VW, -INFINITY) - mx);
   return tsr_hsum(a0 + a1);
 }
-/* y = exp(x - mx) / sum */
-TSR_VECTOR_FN TSR_HELPER void tsr_row_softmax_out(const tsr_storage* restrict x, tsr_storage* restrict y, int64_t n,
-                                                  float mx, float sum) {
-  int64_t i = 0;
-  for (; i + VW <= n; i += VW) tsr_store_partial(y + i, tsr_vexp(tsr_load_vec(x + i) - mx) / sum, VW);
-  if (i < n) tsr_store_partial(y + i, tsr_vexp(tsr_load_partial(x + i, n - i, -INFINITY) - mx) / sum, n - i);
-}
-
 )";
 
 }  // namespace
@@ -149,39 +178,79 @@ std::string emit_rowwise(const KernelSpec& spec, const Tier& tier) {
   if (r.op == RowOp::rmsnorm || layernorm) desc << (r.affine ? ", affine" : ", no affine");
   std::ostringstream os;
   os << emit_prelude(spec, tier, desc.str());
-  os << "enum { VW = " << tier.vector_floats << " };\n" << vector_load(spec, tier) << kReductions;
-  os << emit_signature(spec) << " {\n"
+  os << "enum { VW = " << tier.vector_floats << " };\n"
+     << "#define TSR_STREAM_BYTES (32u << 20) /* about one server last-level cache */\n"
+     << vector_load(spec, tier) << kReductions;
+  // The output pass per op, as a vector expression over loads of x, weight, bias.
+  auto output = [&](const std::string& x, const std::string& w, const std::string& b) -> std::string {
+    switch (r.op) {
+      case RowOp::softmax: return "tsr_vexp(" + x + " - mx) / sum";
+      case RowOp::log_softmax: return "(" + x + " - mx) - log_sum";
+      case RowOp::rmsnorm: return x + " * inv" + (r.affine ? " * " + w : "");
+      case RowOp::layernorm: return "(" + x + " - mean) * inv" + (r.affine ? " * " + w + " + " + b : "");
+    }
+    return x;
+  };
+  os << "TSR_VECTOR_FN " << emit_signature(spec) << " {\n"
      << "  const int64_t dim_rows = " << dim_expr(spec, r.rows) << ";\n"
      << "  const int64_t dim_cols = " << dim_expr(spec, r.cols) << ";\n"
+     << "  /* an output larger than TSR_STREAM_BYTES would leave the caches anyway: write it\n"
+     << "   * with non-temporal stores, saving the read-for-ownership of every line */\n"
+     << "  const int stream = (uintptr_t)y % sizeof(tsr_storage) == 0 &&\n"
+     << "                     (uint64_t)dim_rows * (uint64_t)dim_cols * sizeof(tsr_storage) > TSR_STREAM_BYTES;\n"
      << "  for (int64_t row = 0; row < dim_rows; ++row) {\n"
      << "    const tsr_storage* restrict xr = x + row * dim_cols;\n"
      << "    tsr_storage* restrict yr = y + row * dim_cols;\n";
   switch (r.op) {
     case RowOp::softmax:
       os << "    const float mx = tsr_row_max(xr, dim_cols);\n"
-         << "    const float sum = tsr_row_sum_exp(xr, dim_cols, mx);\n"
-         << "    tsr_row_softmax_out(xr, yr, dim_cols, mx, sum);\n";
+         << "    const float sum = tsr_row_sum_exp(xr, dim_cols, mx);\n";
       break;
     case RowOp::log_softmax:
       os << "    const float mx = tsr_row_max(xr, dim_cols);\n"
-         << "    const float log_sum = logf(tsr_row_sum_exp(xr, dim_cols, mx));\n"
-         << "    for (int64_t i = 0; i < dim_cols; ++i) tsr_store(yr, i, (tsr_load(xr, i) - mx) - log_sum);\n";
+         << "    const float log_sum = logf(tsr_row_sum_exp(xr, dim_cols, mx));\n";
       break;
     case RowOp::rmsnorm:
       os << "    const float inv = 1.0f / sqrtf(tsr_row_sum_sq(xr, dim_cols, 0.0f) / (float)dim_cols + "
-         << float_literal(r.eps.value_or(0.0)) << ");\n"
-         << "    for (int64_t i = 0; i < dim_cols; ++i) tsr_store(yr, i, tsr_load(xr, i) * inv"
-         << (r.affine ? " * tsr_load(weight, i)" : "") << ");\n";
+         << float_literal(r.eps.value_or(0.0)) << ");\n";
       break;
     case RowOp::layernorm:
       os << "    const float mean = tsr_row_sum(xr, dim_cols) / (float)dim_cols;\n"
          << "    const float var = tsr_row_sum_sq(xr, dim_cols, mean) / (float)dim_cols;\n"
-         << "    const float inv = 1.0f / sqrtf(var + " << float_literal(r.eps.value_or(0.0)) << ");\n"
-         << "    for (int64_t i = 0; i < dim_cols; ++i) tsr_store(yr, i, (tsr_load(xr, i) - mean) * inv"
-         << (r.affine ? " * tsr_load(weight, i) + tsr_load(bias, i)" : "") << ");\n";
+         << "    const float inv = 1.0f / sqrtf(var + " << float_literal(r.eps.value_or(0.0)) << ");\n";
       break;
   }
-  os << "  }\n}\n\n" << emit_entry(spec);
+  const std::string full_output =
+      output("tsr_load_vec(xr + i)", "tsr_load_vec(weight + i)", "tsr_load_vec(bias + i)");
+  const std::string partial_output = output("tsr_load_partial(xr + i, rest, 0.0f)",
+                                            "tsr_load_partial(weight + i, rest, 0.0f)",
+                                            "tsr_load_partial(bias + i, rest, 0.0f)");
+  // Full-width stores that straddle cache lines are slow (rmsnorm on rows at
+  // a 16-byte offset ran at 0.6-0.75x the bandwidth loop), so a short head
+  // brings the output to vector alignment first. Prefetching the next row and
+  // fusing its reduction into this pass measured no better.
+  os << "    /* output pass, stores aligned to the vector width after a short head */\n"
+     << "    int64_t i = 0;\n"
+     << "    const int64_t head = (int64_t)((-(uintptr_t)yr & " << tier.vector_floats * dtype_size(spec.dtype) - 1
+     << ") / sizeof(tsr_storage));   /* elements up to a " << tier.vector_floats * dtype_size(spec.dtype)
+     << "-byte boundary */\n"
+     << "    if (head > 0 && head < dim_cols) {\n"
+     << "      const int64_t rest = head;\n"
+     << "      tsr_store_partial(yr, " << partial_output << ", rest);\n"
+     << "      i = head;\n"
+     << "    }\n"
+     << "    if (stream) {\n"
+     << "      for (; i + VW <= dim_cols; i += VW) tsr_stream_vec(yr + i, " << full_output << ");\n"
+     << "    } else {\n"
+     << "      for (; i + VW <= dim_cols; i += VW) tsr_store_vec(yr + i, " << full_output << ");\n"
+     << "    }\n"
+     << "    if (i < dim_cols) {\n"
+     << "      const int64_t rest = dim_cols - i;\n"
+     << "      tsr_store_partial(yr + i, " << partial_output << ", rest);\n"
+     << "    }\n";
+  os << "  }\n"
+     << "  if (stream) _mm_sfence();   /* order the streamed stores before the caller reads y */\n"
+     << "}\n\n" << emit_entry(spec);
   return os.str();
 }
 

@@ -39,6 +39,10 @@ struct CParam {
 };
 std::vector<CParam> c_params(const KernelSpec& spec);
 
+// Kernel names the emitted C cannot use as a global function (keywords, the
+// libc/libm functions it calls, its own helpers and macros).
+bool is_reserved_kernel_name(const std::string& name);
+
 // The C name a Dim is read through inside the kernel body: a literal for a
 // static dim, the scalar parameter for a runtime one.
 std::string dim_expr(const KernelSpec& spec, const Dim& d);

@@ -144,6 +144,23 @@ TEST(ArchiveWriter, AtomicWriteLeavesOnlyTheArchive) {
   fs::remove_all(dir);
 }
 
+TEST(ArchiveReader, FileErrorsNameThePath) {
+  fs::path dir = testing::make_temp_dir("rdpath");
+  const std::string path = (dir / "k.tfat").string();
+  ASSERT_TRUE(write_archive(sample_contents(), path).ok());
+  Expected<std::vector<uint8_t>> bytes = read_file_bytes(path);
+  ASSERT_TRUE(bytes.ok());
+  (*bytes)[8] = 9;   // major version 9
+  ASSERT_TRUE(write_file_atomically(*bytes, path).ok());
+  Expected<ArchiveContents> c = read_archive_file(path);
+  ASSERT_FALSE(c.ok());
+  EXPECT_EQ(c.error().message(), path + ": unsupported archive format version 9.0 (this reader reads 1.x)");
+  Status v = verify_archive_file(path);
+  ASSERT_FALSE(v.ok());
+  EXPECT_EQ(v.error().message(), c.error().message());
+  fs::remove_all(dir);
+}
+
 TEST(ArchiveWriter, RejectsInvalidContentsWithAMessage) {
   auto message = [](ArchiveContents c) {
     Expected<std::vector<uint8_t>> r = serialize_archive(c);

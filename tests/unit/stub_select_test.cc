@@ -6,6 +6,10 @@
 #include "archive_test_support.h"
 #include "tesserart.h"
 
+// Internal to the stub (runtime-stub/src/tsr_internal.h); reachable when linked statically.
+extern "C" int tsr_cuda_eval_triple(const char* text, const tsr_archive* a, size_t kernel,
+                                    const int64_t* scalars, unsigned out[3]);
+
 namespace tsr {
 namespace {
 
@@ -122,6 +126,37 @@ TEST(StubSelect, IntrospectionMatchesTheContents) {
   EXPECT_EQ(vd.seed, 42u);
   EXPECT_EQ(tsr_archive_kernel_at(o.archive, 2, &ki), TSR_ERROR_INVALID_ARGUMENT);
   EXPECT_EQ(tsr_archive_kernel_at(nullptr, 0, &ki), TSR_ERROR_NULL_ARGUMENT);
+}
+
+// The CUDA launch geometry expressions, checked without a GPU.
+TEST(StubCudaGeometry, EvaluatesIntNameAndCdiv) {
+  Opened o(testing::sample_contents());
+  size_t k;
+  ASSERT_EQ(tsr_archive_find_kernel(o.archive, "vadd", &k), TSR_OK);
+  const int64_t n = 1000;
+  unsigned v[3];
+  ASSERT_TRUE(tsr_cuda_eval_triple("cdiv(n,256),1,1", o.archive, k, &n, v));
+  EXPECT_EQ(v[0], 4u);
+  ASSERT_TRUE(tsr_cuda_eval_triple("cdiv(1024,256),2,n", o.archive, k, &n, v));
+  EXPECT_EQ(v[0], 4u);
+  EXPECT_EQ(v[1], 2u);
+  EXPECT_EQ(v[2], 1000u);
+  for (const char* bad : {"cdiv(n,0),1,1", "1,1", "1,1,1,1", "m,1,1", "0,1,1", "cdiv(n,256,1,1", "", "99999999999,1,1"})
+    EXPECT_FALSE(tsr_cuda_eval_triple(bad, o.archive, k, &n, v)) << bad;
+}
+
+TEST(StubOpen, CopiedMemoryOutlivesTheCallersBuffer) {
+  std::vector<uint8_t> bytes = *serialize_archive(testing::sample_contents());
+  tsr_open_options copy{TSR_OPEN_COPY | TSR_OPEN_VERIFY_BLOBS, nullptr, 0};
+  tsr_archive* a = nullptr;
+  ASSERT_EQ(tsr_archive_open_memory(bytes.data(), bytes.size(), &copy, &a), TSR_OK);
+  std::fill(bytes.begin(), bytes.end(), 0);
+  size_t k;
+  EXPECT_EQ(tsr_archive_find_kernel(a, "vadd", &k), TSR_OK);
+  EXPECT_EQ(tsr_archive_verify(a, nullptr, 0), TSR_OK);
+  tsr_archive_close(a);
+  tsr_archive_close(nullptr);
+  tsr_kernel_unload(nullptr);
 }
 
 TEST(StubStatus, NumbersArePinnedAndNamed) {

@@ -1,0 +1,80 @@
+// tesserac embed FILE -o OUT.c|OUT.o [--symbol NAME]: link an archive into an
+// application; it is opened with tsr_archive_open_memory.
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <memory>
+
+#include "archive/archive_embed.h"
+#include "archive/archive_reader.h"
+#include "cli/commands.h"
+#include "support/atomic_file.h"
+#include "support/subprocess.h"
+
+namespace tsr::cli {
+
+namespace {
+struct EmbedOptions {
+  std::string archive;
+  std::string output;
+  std::string symbol = "tesserac_archive";
+};
+
+bool ends_with(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// Compiles the generated C with the system C compiler into a relocatable object.
+int write_object(const std::string& source, const std::string& output) {
+  const char* env = std::getenv("CC");
+  std::string cc = find_in_path(env && *env ? env : "cc");
+  if (cc.empty()) cc = find_in_path("clang-14");
+  if (cc.empty()) return report_error("embed -o FILE.o needs a C compiler (set CC or install build-essential)", kExitToolchain);
+  const char* tmpdir = std::getenv("TMPDIR");
+  std::string tmpl = std::string(tmpdir && *tmpdir ? tmpdir : "/tmp") + "/tesserac-embed-XXXXXX";
+  if (!mkdtemp(tmpl.data())) return report_error("cannot create a scratch directory", kExitToolchain);
+  const std::string c_path = tmpl + "/archive.c", o_path = tmpl + "/archive.o";
+  Status wrote = write_file_atomic(c_path, source);
+  int rc = kExitOk;
+  if (!wrote.ok()) {
+    rc = report(wrote.error());
+  } else {
+    ProcessResult r = run_process({cc, "-std=c11", "-c", "-fPIC", "-O0", c_path, "-o", o_path});
+    if (r.exit_code != 0) {
+      rc = report_error(cc + " failed to compile the embedded archive:\n" + r.output, kExitToolchain);
+    } else {
+      Expected<std::vector<uint8_t>> object = read_file_bytes(o_path);
+      Status written = object ? write_file_atomic(output, *object) : Status(object.take_error());
+      if (!written.ok()) rc = report(written.error());
+    }
+  }
+  std::error_code ec;
+  std::filesystem::remove_all(tmpl, ec);
+  return rc;
+}
+}  // namespace
+
+RunFn register_embed(CLI::App& app) {
+  auto opts = std::make_shared<EmbedOptions>();
+  CLI::App* sub = app.add_subcommand("embed", "Turn an archive into C source or an object file to link into a program");
+  sub->add_option("archive", opts->archive, "The archive")->required();
+  sub->add_option("-o,--output", opts->output, "OUT.c or OUT.o")->required();
+  sub->add_option("--symbol", opts->symbol, "Name of the byte array (default tesserac_archive; NAME_size holds the size)");
+  return [opts]() -> int {
+    if (!ends_with(opts->output, ".c") && !ends_with(opts->output, ".o"))
+      return report_error("embed output must end in .c or .o, got '" + opts->output + "'", kExitUsage);
+    // Refuse to embed something the stub would refuse to open.
+    Status verified = verify_archive_file(opts->archive);
+    if (!verified.ok()) return report_error(opts->archive + ": " + verified.error().message(), kExitInvalid);
+    Expected<std::vector<uint8_t>> bytes = read_file_bytes(opts->archive);
+    if (!bytes) return report(bytes.error());
+    Expected<std::string> source = embed_as_c_source(*bytes, opts->symbol);
+    if (!source) return report(source.error());
+    if (ends_with(opts->output, ".o")) return write_object(*source, opts->output);
+    Status written = write_file_atomic(opts->output, *source);
+    return written.ok() ? kExitOk : report(written.error());
+  };
+}
+
+}  // namespace tsr::cli

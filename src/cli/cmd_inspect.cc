@@ -1,0 +1,72 @@
+// tesserac inspect FILE [--json]: kernels, ABI, variants, sizes, hashes, verdicts.
+#include <iostream>
+#include <memory>
+#include <nlohmann/json.hpp>
+
+#include "archive/archive_inspect.h"
+#include "archive/archive_reader.h"
+#include "cli/commands.h"
+
+namespace tsr::cli {
+
+namespace {
+struct InspectOptions {
+  std::string archive;
+  bool json = false;
+};
+
+std::string shape_text(const nlohmann::json& shape) {
+  std::string out = "[";
+  for (size_t i = 0; i < shape.size(); ++i)
+    out += (i ? ", " : "") + (shape[i].is_string() ? shape[i].get<std::string>() : std::to_string(shape[i].get<int64_t>()));
+  return out + "]";
+}
+
+void print_text(const nlohmann::json& j) {
+  std::cout << "format " << j["format"].get<std::string>() << ", " << j["file_size"].get<uint64_t>() << " bytes, "
+            << j["kernels"].size() << " kernels\n";
+  for (const auto& [key, value] : j["metadata"].items()) std::cout << "  " << key << " = " << value.get<std::string>() << "\n";
+  for (const auto& k : j["kernels"]) {
+    std::cout << "\nkernel " << k["name"].get<std::string>() << " (" << k["family"].get<std::string>() << ", "
+              << k["dtype"].get<std::string>() << ")\n  identity " << k["identity"].get<std::string>() << "\n  abi     ";
+    bool first = true;
+    for (const auto& b : k["abi"]) {
+      std::cout << (first ? "" : ", ") << b["role"].get<std::string>() << " " << b["name"].get<std::string>();
+      if (b.contains("shape")) std::cout << ":" << b["dtype"].get<std::string>() << shape_text(b["shape"]);
+      else std::cout << ":i64";
+      first = false;
+    }
+    std::cout << "\n";
+    for (const auto& v : k["variants"])
+      std::cout << "  variant " << v["target"].get<std::string>() << "  " << v["artifact_kind"].get<std::string>() << "  "
+                << v["size"].get<uint64_t>() << " bytes  sha256 " << v["sha256"].get<std::string>().substr(0, 16)
+                << "…  " << v["toolchain"].get<std::string>() << "\n";
+    for (const auto& v : k["verdicts"]) {
+      std::cout << "  verdict " << v["target"].get<std::string>() << "  " << v["verdict"].get<std::string>();
+      if (!v["reason"].get<std::string>().empty()) std::cout << "  (" << v["reason"].get<std::string>() << ")";
+      std::cout << "\n";
+    }
+  }
+}
+}  // namespace
+
+RunFn register_inspect(CLI::App& app) {
+  auto opts = std::make_shared<InspectOptions>();
+  CLI::App* sub = app.add_subcommand("inspect", "Describe a .tfat archive: kernels, ABI, variants, hashes, verdicts");
+  sub->add_option("archive", opts->archive, "The archive")->required();
+  sub->add_flag("--json", opts->json, "Print JSON");
+  return [opts]() -> int {
+    Expected<std::vector<uint8_t>> bytes = read_file_bytes(opts->archive);
+    if (!bytes) return report(bytes.error());
+    Expected<std::string> json = inspect_json(*bytes);
+    if (!json) return report_error(opts->archive + ": " + json.error().message(), kExitInvalid);
+    if (opts->json) {
+      std::cout << *json;
+      return kExitOk;
+    }
+    print_text(nlohmann::json::parse(*json));
+    return kExitOk;
+  };
+}
+
+}  // namespace tsr::cli

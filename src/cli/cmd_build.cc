@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "cli/spec_selection.h"
 #include "archive/archive_writer.h"
 #include "driver/assemble_archive.h"
 #include "driver/plan.h"
@@ -20,13 +21,10 @@ namespace tsr::cli {
 
 namespace {
 struct BuildOptions {
-  std::vector<std::string> specs;
-  std::vector<std::string> targets;
+  SpecSelection selection;
   std::string output;
   std::string out_dir;
-  std::string json;
   bool no_oracle = false;
-  uint64_t seed = OracleOptions{}.seed;
 };
 
 std::string artifact_file_name(const VerdictRow& row) {
@@ -70,45 +68,35 @@ int write_out_dir(const std::string& dir, const std::vector<VerdictRow>& rows) {
 RunFn register_build(CLI::App& app) {
   auto opts = std::make_shared<BuildOptions>();
   CLI::App* sub = app.add_subcommand("build", "Compile specs for targets, run the oracle, write the artifacts");
-  sub->add_option("specs", opts->specs, "Spec files or directories of *.yaml specs")->required();
-  sub->add_option("-t,--target", opts->targets, "Targets (comma-separated or repeated); default: all");
+  add_spec_selection_options(sub, opts->selection);
   CLI::Option* output = sub->add_option("-o,--output", opts->output, "The fat archive to write (FILE.tfat)");
   CLI::Option* out_dir = sub->add_option("--out-dir", opts->out_dir, "Also write loose artifacts and manifest.json to DIR");
   sub->callback([output, out_dir]() {
     if (output->count() == 0 && out_dir->count() == 0) throw CLI::RequiredError("-o FILE.tfat (or --out-dir DIR)");
   });
   sub->add_flag("--no-oracle", opts->no_oracle, "Do not run the oracle; verdicts are NOT_RUN (skipped by request)");
-  sub->add_option("--seed", opts->seed, "Oracle input seed");
-  sub->add_option("--json", opts->json, "Also write the verdicts as JSON to FILE");
   return [opts]() -> int {
-    Expected<std::vector<TargetName>> targets = parse_target_list(opts->targets);
-    if (!targets) return report(targets.error());
-    DiagnosticEngine diag;
-    std::vector<KernelSpec> specs = load_specs(opts->specs, diag);
-    if (diag.has_errors()) {
-      std::cerr << diag.render();
-      return kExitInvalid;
-    }
-    std::vector<Job> jobs = plan_jobs(specs, *targets);
+    int exit_code = kExitOk;
+    std::optional<LoadedSelection> loaded = load_selection(opts->selection, exit_code);
+    if (!loaded) return exit_code;
+    const std::vector<KernelSpec>& specs = loaded->specs;
+    std::vector<Job> jobs = plan_jobs(specs, loaded->targets);
     for (const Job& job : jobs)
       if (!job.unsupported.empty())
         return report_error("kernel '" + job.spec->name + "' cannot be built for " + job.target.str() + ": " +
                                 job.unsupported,
                             kExitInvalid);
     QualifyOptions q;
-    q.seed = opts->seed;
+    q.seed = opts->selection.seed;
     q.run_oracle = !opts->no_oracle;
     q.keep_artifacts = true;
     std::vector<VerdictRow> rows = qualify_jobs(jobs, q);
     std::cout << render_verdict_table(rows);
-    if (!opts->json.empty()) {
-      Status written = write_file_atomic(opts->json, render_verdict_json(rows));
-      if (!written.ok()) return report(written.error());
-    }
+    if (int rc = write_verdict_json(opts->selection, render_verdict_json(rows)); rc != kExitOk) return rc;
     for (const VerdictRow& r : rows) {
       // A target named with -t must build; the default "every target" plan
       // records an unavailable toolchain as NOT_RUN and goes on.
-      if (r.unavailable && !targets->empty())
+      if (r.unavailable && !loaded->targets.empty())
         return report_error(r.report.reason + "; nothing written", kExitToolchain);
       if (r.compile_failed) return report_error("build failed; nothing written", kExitToolchain);
       if (r.report.verdict == Verdict::fail)

@@ -4,44 +4,32 @@
 #include <memory>
 
 #include "cli/commands.h"
+#include "cli/spec_selection.h"
 #include "driver/plan.h"
 #include "driver/qualify.h"
-#include "spec/spec_loader.h"
-#include "support/atomic_file.h"
 #include "tesserart.h"
 
 namespace tsr::cli {
 
 namespace {
 struct TestOptions {
-  std::vector<std::string> specs;
-  std::vector<std::string> targets;
-  std::string json;
+  SpecSelection selection;
   std::string archive;
-  uint64_t seed = OracleOptions{}.seed;
 };
 }  // namespace
 
 RunFn register_test(CLI::App& app) {
   auto opts = std::make_shared<TestOptions>();
   CLI::App* sub = app.add_subcommand("test", "Compile specs and run the oracle on the hardware present");
-  sub->add_option("specs", opts->specs, "Spec files or directories of *.yaml specs")->required();
-  sub->add_option("-t,--target", opts->targets, "Targets (comma-separated or repeated); default: all");
-  sub->add_option("--json", opts->json, "Also write the results as JSON to FILE");
-  sub->add_option("--seed", opts->seed, "Oracle input seed (printed with every verdict)");
+  add_spec_selection_options(sub, opts->selection);
   sub->add_option("--archive", opts->archive,
                   "Check the variants in this .tfat through the runtime stub instead of compiling");
   return [opts]() -> int {
-    Expected<std::vector<TargetName>> targets = parse_target_list(opts->targets);
-    if (!targets) return report(targets.error());
-    DiagnosticEngine diag;
-    std::vector<KernelSpec> specs = load_specs(opts->specs, diag);
-    if (diag.has_errors()) {
-      std::cerr << diag.render();
-      return kExitInvalid;
-    }
+    int exit_code = kExitOk;
+    std::optional<LoadedSelection> loaded = load_selection(opts->selection, exit_code);
+    if (!loaded) return exit_code;
     QualifyOptions q;
-    q.seed = opts->seed;
+    q.seed = opts->selection.seed;
     std::unique_ptr<tsr_archive, void (*)(tsr_archive*)> archive(nullptr, tsr_archive_close);
     if (!opts->archive.empty()) {
       char message[512] = "";
@@ -52,12 +40,9 @@ RunFn register_test(CLI::App& app) {
       archive.reset(raw);
       q.archive = raw;
     }
-    std::vector<VerdictRow> rows = qualify_jobs(plan_jobs(specs, *targets), q);
+    std::vector<VerdictRow> rows = qualify_jobs(plan_jobs(loaded->specs, loaded->targets), q);
     std::cout << render_verdict_table(rows);
-    if (!opts->json.empty()) {
-      Status written = write_file_atomic(opts->json, render_verdict_json(rows));
-      if (!written.ok()) return report(written.error());
-    }
+    if (int rc = write_verdict_json(opts->selection, render_verdict_json(rows)); rc != kExitOk) return rc;
     bool failed = false, compile_failed = false;
     for (const VerdictRow& r : rows) {
       failed = failed || r.report.verdict == Verdict::fail;

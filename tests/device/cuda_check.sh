@@ -56,7 +56,8 @@ timeout 60 "$TESSERAC" targets
 
 failures=()
 step "2. tesserac build: every shipped spec for cuda:sm_90"
-if ! timeout 180 "$TESSERAC" build "$SPECS" -t cuda:sm_90 --no-oracle --out-dir "$WORK/out"; then
+mkdir -p "$WORK/out"
+if ! timeout 180 "$TESSERAC" build "$SPECS" -t cuda:sm_90,cuda:ptx --no-oracle -o "$WORK/out/kernels.tfat" --out-dir "$WORK/out"; then
   failures+=("build")
 fi
 ls -la "$WORK/out" 2>/dev/null
@@ -73,11 +74,17 @@ step "3b. oracle through the runtime stub"
 ARCHIVE=$(ls "$WORK"/out/*.tfat 2>/dev/null | head -1)
 if [ -z "$ARCHIVE" ]; then
   echo "no .tfat archive from step 2"; failures+=("oracle-stub (no archive)")
-elif [ ! -x "$HELPER" ]; then
-  echo "no $HELPER"; failures+=("oracle-stub (no helper)")
 else
-  LD_LIBRARY_PATH="$CARRY/lib:$LD_LIBRARY_PATH" timeout 240 "$HELPER" stub-oracle "$SPECS" "$ARCHIVE" ||
+  # tesserac test --archive launches every variant through tsr_kernel_launch.
+  timeout 240 "$TESSERAC" test "$SPECS" -t cuda:sm_90 --archive "$ARCHIVE" --json "$OUTDIR/cuda_stub.json" ||
     failures+=("oracle-stub")
+  if grep -q '"NOT_RUN"' "$OUTDIR/cuda_stub.json" 2>/dev/null; then
+    echo "a stub verdict is NOT_RUN on a GPU machine"; failures+=("oracle-stub NOT_RUN")
+  fi
+  if [ -x "$HELPER" ]; then
+    LD_LIBRARY_PATH="$CARRY/lib:$LD_LIBRARY_PATH" timeout 240 "$HELPER" stub-oracle "$SPECS" "$ARCHIVE" ||
+      failures+=("oracle-stub (helper)")
+  fi
 fi
 
 step "4. benchmarks (CUDA events, warm-up, median)"

@@ -1,0 +1,41 @@
+#include "cli/spec_selection.h"
+
+#include <iostream>
+
+#include "cli/commands.h"
+#include "driver/plan.h"
+#include "spec/spec_loader.h"
+#include "support/atomic_file.h"
+
+namespace tsr::cli {
+
+void add_spec_selection_options(CLI::App* sub, SpecSelection& selection) {
+  sub->add_option("specs", selection.specs, "Spec files or directories of *.yaml specs")->required();
+  sub->add_option("-t,--target", selection.targets, "Targets (comma-separated or repeated); default: all");
+  sub->add_option("--json", selection.json, "Also write the verdicts as JSON to FILE");
+  sub->add_option("--seed", selection.seed, "Oracle input seed (printed with every verdict)");
+}
+
+std::optional<LoadedSelection> load_selection(const SpecSelection& selection, int& exit_code) {
+  Expected<std::vector<TargetName>> targets = parse_target_list(selection.targets);
+  if (!targets) {
+    exit_code = report(targets.error());
+    return std::nullopt;
+  }
+  DiagnosticEngine diag;
+  LoadedSelection loaded{load_specs(selection.specs, diag), std::move(*targets)};
+  if (diag.has_errors()) {
+    std::cerr << diag.render();
+    exit_code = kExitInvalid;
+    return std::nullopt;
+  }
+  return loaded;
+}
+
+int write_verdict_json(const SpecSelection& selection, const std::string& json) {
+  if (selection.json.empty()) return kExitOk;
+  Status written = write_file_atomic(selection.json, json);
+  return written.ok() ? kExitOk : report(written.error());
+}
+
+}  // namespace tsr::cli

@@ -38,7 +38,7 @@ typedef enum tsr_status {
   TSR_ERROR_UNSUPPORTED_VERSION = 11, /* format major version this reader does not know */
   TSR_ERROR_TRUNCATED = 12,           /* the data ends before a region it declares */
   TSR_ERROR_CORRUPT = 13,             /* structurally invalid: bad offset, range, tag, order */
-  TSR_ERROR_CHECKSUM = 14,            /* a SHA-256 (header, index or blob) does not match */
+  TSR_ERROR_CHECKSUM = 14,            /* a SHA-256 or CRC-32C (header, index or blob) does not match */
   TSR_ERROR_NOT_FOUND = 20,           /* no kernel / metadata key with that name */
   TSR_ERROR_NO_VARIANT = 21,          /* no variant of the kernel runs on this machine */
   TSR_ERROR_NO_DEVICE = 22,           /* the requested backend has no driver or device */
@@ -87,12 +87,15 @@ typedef enum tsr_verdict {
 
 /* ---- SHA-256 (the stub's own; exposed for tests and tools) -------------- */
 TSR_API void tsr_sha256(const void* data, size_t size, uint8_t out_digest[32]);
+/* CRC-32C (Castagnoli) of data: the fast check of the index at open and of
+ * a blob at first use (docs/archive-format.md). SSE4.2 when present. */
+TSR_API uint32_t tsr_crc32c(const void* data, size_t size);
 
 /* ---- opening an archive ------------------------------------------------- */
 typedef struct tsr_archive tsr_archive;
 
 enum {
-  TSR_OPEN_VERIFY_BLOBS = 1u << 0, /* hash every blob at open instead of on first use */
+  TSR_OPEN_VERIFY_BLOBS = 1u << 0, /* SHA-256 of every blob at open instead of CRC-32C on first use */
   TSR_OPEN_COPY = 1u << 1          /* open_memory: copy the bytes (default: borrow them) */
 };
 
@@ -111,8 +114,9 @@ TSR_API tsr_status tsr_archive_open_memory(const void* data, size_t size,
                                            tsr_archive** out_archive);
 TSR_API void tsr_archive_close(tsr_archive* archive); /* NULL is a no-op */
 
-/* Checks every blob hash and that all padding is zero; the first problem
- * goes to message (may be NULL). Open already checked header and index. */
+/* Checks the index SHA-256, every blob's SHA-256 and that all padding is
+ * zero; the first problem goes to message (may be NULL). Open already
+ * checked the header hash, the index CRC-32C and the index structure. */
 TSR_API tsr_status tsr_archive_verify(tsr_archive* archive, char* message, size_t message_size);
 
 /* One line about the last blob-hash or load failure on this archive ("" if none). */
@@ -191,7 +195,7 @@ TSR_API tsr_status tsr_variant_metadata_at(const tsr_archive* archive, size_t ke
 TSR_API tsr_status tsr_variant_metadata_find(const tsr_archive* archive, size_t kernel,
                                              size_t variant, const char* key,
                                              const char** out_value);
-/* The blob bytes, after checking their SHA-256 (once; TSR_ERROR_CHECKSUM on mismatch). */
+/* The blob bytes, after checking their CRC-32C (once; TSR_ERROR_CHECKSUM on mismatch). */
 TSR_API tsr_status tsr_variant_blob(tsr_archive* archive, size_t kernel, size_t variant,
                                     const void** out_data, size_t* out_size);
 

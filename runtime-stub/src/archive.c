@@ -1,5 +1,6 @@
-/* Opening and closing archives (mmap'ed file or caller memory), blob hash
- * checks on first use, and the full verify pass (docs/archive-format.md). */
+/* Opening and closing archives (mmap'ed file or caller memory), blob
+ * CRC-32C checks on first use, and the full verify pass with SHA-256
+ * (docs/archive-format.md). */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -23,7 +24,7 @@ static tsr_status finish_open(struct tsr_archive* a, uint64_t data_len,
   }
   if (s == TSR_OK && options && (options->flags & TSR_OPEN_VERIFY_BLOBS)) {
     for (uint32_t v = 0; v < a->vars.count && s == TSR_OK; ++v) {
-      s = tsr_blob_check(a, v);
+      s = tsr_blob_check(a, v, 1);
       if (s != TSR_OK) tsr_set_message(msg, msg_size, "%s", a->message);
     }
   }
@@ -105,18 +106,26 @@ void tsr_archive_close(tsr_archive* a) {
   free(a);
 }
 
-tsr_status tsr_blob_check(struct tsr_archive* a, uint32_t v) {
-  if (a->blob_state[v] == TSR_BLOB_OK) return TSR_OK;
+tsr_status tsr_blob_check(struct tsr_archive* a, uint32_t v, int full) {
+  uint8_t state = a->blob_state[v];
+  if (state == TSR_BLOB_SHA_OK || (state == TSR_BLOB_CRC_OK && !full)) return TSR_OK;
   const uint8_t* vr = tsr_rec(&a->vars, v);
-  if (a->blob_state[v] == TSR_BLOB_UNCHECKED) {
+  const uint8_t* blob = a->data + tsr_le64(vr + 48);
+  size_t size = (size_t)tsr_le64(vr + 56);
+  /* A bad blob is rechecked on every call so the message names the check. */
+  const char* what = full ? "sha256" : "crc32c";
+  if (full) {
     uint8_t digest[32];
-    tsr_sha256(a->data + tsr_le64(vr + 48), (size_t)tsr_le64(vr + 56), digest);
-    a->blob_state[v] = memcmp(digest, vr + 64, 32) == 0 ? TSR_BLOB_OK : TSR_BLOB_BAD;
+    tsr_sha256(blob, size, digest);
+    state = memcmp(digest, vr + 64, 32) == 0 ? TSR_BLOB_SHA_OK : TSR_BLOB_BAD;
+  } else {
+    state = tsr_crc32c(blob, size) == tsr_le32(vr + 104) ? TSR_BLOB_CRC_OK : TSR_BLOB_BAD;
   }
-  if (a->blob_state[v] == TSR_BLOB_OK) return TSR_OK;
+  a->blob_state[v] = state;
+  if (state != TSR_BLOB_BAD) return TSR_OK;
   const uint8_t* kr = tsr_rec(&a->kern, tsr_le32(vr));
-  tsr_set_message(a->message, sizeof a->message, "blob of kernel '%s' variant %s:%s: sha256 mismatch",
-                  tsr_str_at(a, kr), tsr_str_at(a, vr + 8), tsr_str_at(a, vr + 16));
+  tsr_set_message(a->message, sizeof a->message, "blob of kernel '%s' variant %s:%s: %s mismatch",
+                  tsr_str_at(a, kr), tsr_str_at(a, vr + 8), tsr_str_at(a, vr + 16), what);
   return TSR_ERROR_CHECKSUM;
 }
 
@@ -129,6 +138,13 @@ static int all_zero(const uint8_t* p, uint64_t n) {
 tsr_status tsr_archive_verify(tsr_archive* a, char* msg, size_t msg_size) {
   if (!a) return TSR_ERROR_NULL_ARGUMENT;
   tsr_set_message(msg, msg_size, "%s", "");
+  /* Open checked the index's CRC-32C; the SHA-256 catches what a CRC can miss. */
+  uint8_t digest[32];
+  tsr_sha256(a->data + tsr_le64(a->data + 24), (size_t)tsr_le64(a->data + 32), digest);
+  if (memcmp(digest, a->data + 64, 32) != 0) {
+    tsr_set_message(msg, msg_size, "archive index sha256 mismatch");
+    return TSR_ERROR_CHECKSUM;
+  }
   uint32_t header_size = tsr_le32(a->data + 12);
   if (!all_zero(a->data + header_size, tsr_le64(a->data + 24) - header_size)) {
     tsr_set_message(msg, msg_size, "nonzero padding after the header");
@@ -150,7 +166,7 @@ tsr_status tsr_archive_verify(tsr_archive* a, char* msg, size_t msg_size) {
       return TSR_ERROR_CORRUPT;
     }
     if (v == a->vars.count) break;
-    tsr_status s = tsr_blob_check(a, v);
+    tsr_status s = tsr_blob_check(a, v, 1);
     if (s != TSR_OK) {
       tsr_set_message(msg, msg_size, "%s", a->message);
       return s;

@@ -16,7 +16,7 @@
 #define TSR_KERN_RECORD 56u
 #define TSR_BIND_RECORD 24u
 #define TSR_DIMS_RECORD 16u
-#define TSR_VARS_RECORD 104u
+#define TSR_VARS_RECORD 112u
 #define TSR_META_RECORD 16u
 #define TSR_VERD_RECORD 72u
 
@@ -50,8 +50,9 @@ static inline const uint8_t* tsr_rec(const tsr_table* t, uint32_t i) {
   return t->base + (size_t)i * t->record_size;
 }
 
-/* Per-variant lazy state. */
-enum { TSR_BLOB_UNCHECKED = 0, TSR_BLOB_OK = 1, TSR_BLOB_BAD = 2 };
+/* Per-variant lazy state: CRC_OK after the first-use check, SHA_OK after the
+ * full check (TSR_OPEN_VERIFY_BLOBS, tsr_archive_verify). */
+enum { TSR_BLOB_UNCHECKED = 0, TSR_BLOB_CRC_OK = 1, TSR_BLOB_SHA_OK = 2, TSR_BLOB_BAD = 3 };
 
 struct tsr_archive {
   const uint8_t* data;
@@ -65,6 +66,7 @@ struct tsr_archive {
   uint32_t blob_alignment;
   const uint8_t* strs;
   uint64_t strs_size;
+  uint64_t* nul_bits;       /* during tsr_parse only: bit i set when strs[i] == 0 */
   tsr_table amet, kern, bind, dims, vars, vmet, verd;
   uint8_t* blob_state;      /* one per VARS record */
   char message[256];        /* last failure of a load on this archive */
@@ -77,9 +79,12 @@ const char* tsr_str_at(const struct tsr_archive* a, const uint8_t* ref);
 
 /* sha256.c: the portable path only (tests compare it with SHA-NI and OpenSSL). */
 void tsr_sha256_portable(const void* data, size_t size, uint8_t out_digest[32]);
+/* crc32c.c: the table path only (tests compare it with SSE4.2). */
+uint32_t tsr_crc32c_portable(const void* data, size_t size);
 
 /* archive.c */
-tsr_status tsr_blob_check(struct tsr_archive* a, uint32_t global_variant);
+/* CRC-32C of the blob (first use), or its SHA-256 when full is set. */
+tsr_status tsr_blob_check(struct tsr_archive* a, uint32_t global_variant, int full);
 void tsr_set_message(char* buf, size_t size, const char* fmt, ...)
     __attribute__((format(printf, 3, 4)));
 

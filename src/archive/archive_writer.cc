@@ -15,6 +15,7 @@
 #include <unordered_map>
 
 #include "support/sha256.h"
+#include "tesserart.h"
 
 namespace tsr {
 namespace {
@@ -183,6 +184,8 @@ std::vector<uint8_t> build_index(const ArchiveContents& c, const std::vector<uin
       vars.u64(a.bytes.size());
       vars.raw(sha256(a.bytes.data(), a.bytes.size()).data(), 32);
       vars.u32(n_vmet); vars.u32(uint32_t(a.metadata.size()));
+      vars.u32(tsr_crc32c(a.bytes.data(), a.bytes.size()));
+      vars.zeros(4);
       for (const auto& [key, value] : a.metadata) {
         strs.ref(vmet, key);
         strs.ref(vmet, value);
@@ -223,7 +226,7 @@ std::vector<uint8_t> build_index(const ArchiveContents& c, const std::vector<uin
   table("KERN", 56, n_kern, kern);
   table("BIND", 24, n_bind, bind);
   table("DIMS", 16, n_dims, dims);
-  table("VARS", 104, n_vars, vars);
+  table("VARS", 112, n_vars, vars);
   table("VMET", 16, n_vmet, vmet);
   table("VERD", 72, n_verd, verd);
   return index.bytes;
@@ -281,7 +284,7 @@ Expected<std::vector<uint8_t>> serialize_archive(const ArchiveContents& contents
   out.u64(index.size());
   out.u64(blob_offset);
   out.u32(kArchiveBlobAlignment);
-  out.u32(0);
+  out.u32(tsr_crc32c(index.data(), index.size()));
   out.u64(0);
   out.raw(sha256(index.data(), index.size()).data(), 32);
   out.zeros(32);

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "codecs/codec.h"
+#include "spec/yaml_document.h"
 #include "spec/yaml_reader.h"
 #include "targets/registry.h"
 
@@ -147,29 +148,12 @@ std::optional<KernelSpec> decode_spec(const std::string& text, const std::string
     diag.error(SourceLocation{file, 1, 1}, "spec file contains a NUL byte (expected YAML text)");
     return std::nullopt;
   }
-  std::vector<YAML::Node> docs;
-  try {
-    docs = YAML::LoadAll(text);
-  } catch (const YAML::ParserException& e) {
-    diag.error(SourceLocation{file, e.mark.line + 1, e.mark.column + 1}, "invalid YAML: " + e.msg);
-    return std::nullopt;
-  } catch (const std::exception& e) {
-    diag.error(SourceLocation{file, 1, 1}, std::string("invalid YAML: ") + e.what());
-    return std::nullopt;
-  }
-  if (docs.empty()) {
-    diag.error(SourceLocation{file, 0, 0}, "spec file is empty (expected a map with keys tesserac, kernel, family, ...)");
-    return std::nullopt;
-  }
-  if (docs.size() != 1) {
-    diag.error(SourceLocation{file, docs.empty() ? 1 : location_of(file, docs[1]).line, 1},
-               "a spec file holds exactly one YAML document, found " + std::to_string(docs.size()));
-    return std::nullopt;
-  }
+  std::optional<YAML::Node> root = parse_single_document(text, file, diag);
+  if (!root) return std::nullopt;
   const size_t first_error = diag.error_count();
   std::optional<KernelSpec> spec;
   try {
-    spec = decode_root(docs[0], file, diag);
+    spec = decode_root(*root, file, diag);
   } catch (const std::exception& e) {
     diag.error(SourceLocation{file, 1, 1}, std::string("invalid spec: ") + e.what());
   }

@@ -1,7 +1,9 @@
 /* libFuzzer target for the runtime stub's archive reader (reader.c,
  * archive.c, query.c, select.c). Each input is tried twice: as given (the
- * hash checks reject most mutations early) and with header and index hashes
- * recomputed, so mutations reach the structural checks behind them. */
+ * checksums reject most mutations early) and with the header SHA-256 and the
+ * index CRC-32C and SHA-256 recomputed, so mutations reach the structural
+ * checks behind them (blob checksums are left alone: both outcomes of the
+ * blob checks get exercised). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -99,8 +101,11 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   uint32_t header_size = (uint32_t)copy[12] | (uint32_t)copy[13] << 8 | (uint32_t)copy[14] << 16 |
                          (uint32_t)copy[15] << 24;
   uint64_t index_off = le64(copy + 24), index_size = le64(copy + 32);
-  if (index_off <= size && index_size <= size - index_off)
+  if (index_off <= size && index_size <= size - index_off) {
     tsr_sha256(copy + index_off, (size_t)index_size, copy + 64);
+    uint32_t crc = tsr_crc32c(copy + index_off, (size_t)index_size);
+    for (int i = 0; i < 4; ++i) copy[52 + i] = (uint8_t)(crc >> (8 * i));
+  }
   if (header_size >= 128 && header_size <= size) {
     memset(copy + 96, 0, 32);
     uint8_t digest[32];

@@ -1,0 +1,66 @@
+#!/bin/bash
+# examples/cmake keeps working: a copy of it configures against this build
+# (tesserac, runtime-stub/include, libtesserart.a), builds and embeds the
+# archive, runs the program, and rebuilds exactly when a spec changes.
+# usage: example_cmake.sh TESSERAC SOURCE_DIR BUILD_DIR   (exit 77: skipped)
+set -u
+tesserac=$1; src=$2; build=$3
+lib=$build/libtesserart.a; include=$src/runtime-stub/include
+for tool in cmake cc; do
+  command -v $tool > /dev/null || { echo "SKIP: $tool not installed"; exit 77; }
+done
+[ -f "$lib" ] || { echo "SKIP: $lib not built (ninja tesserart_static)"; exit 77; }
+"$tesserac" targets 2> /dev/null | grep -A1 '^x86:v2$' | grep -q 'toolchain: /' \
+  || { echo "SKIP: no x86 toolchain (tesserac targets)"; exit 77; }
+generator="Unix Makefiles"; command -v ninja > /dev/null && generator=Ninja
+
+work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
+# The CMake example reads its specs from ../make/specs: copy both.
+mkdir "$work/examples"
+cp -r "$src/examples/cmake" "$src/examples/make" "$work/examples/"
+ex=$work/examples/cmake; bin=$work/bin
+pass=0; fail=0
+ok() { pass=$((pass+1)); echo "ok   $1"; }
+bad() { fail=$((fail+1)); echo "FAIL $1"; [ -f "$work/out.txt" ] && sed 's/^/     /' "$work/out.txt"; }
+has() { grep -qE -- "$1" "$work/out.txt"; }
+
+cmake -S "$ex" -B "$work/unset" -G "$generator" > "$work/out.txt" 2>&1; rc=$?
+[ $rc != 0 ] && has "TESSERAC_EXECUTABLE is not set" \
+  && ok "configure without -DTESSERAC_EXECUTABLE fails with a message" || bad "unset variables (exit $rc)"
+
+cmake -S "$ex" -B "$bin" -G "$generator" -DTESSERAC_EXECUTABLE="$tesserac" \
+  -DTESSERART_INCLUDE_DIR="$include" -DTESSERART_LIBRARY="$lib" > "$work/out.txt" 2>&1 \
+  && ok "configure ($generator)" || bad "configure"
+cmake --build "$bin" > "$work/out.txt" 2>&1 && has "tesserac build -> kernels.tfat" && has "tesserac embed" \
+  && ok "build runs tesserac build and embed, links kernels_demo" || bad "build"
+
+(cd "$bin" && ./kernels_demo kernels.tfat) > "$work/out.txt" 2>&1; rc=$?
+[ $rc = 0 ] && ok "kernels_demo exits 0" || bad "kernels_demo exited $rc"
+for source in file embedded; do
+  for kernel in mlp_up_bf16 rmsnorm_rows_f32; do
+    has "^\[$source\] $kernel: ran variant x86:v[234] via memfd\+dlopen$" \
+      && ok "[$source] $kernel loaded and launched" || bad "[$source] $kernel variant line"
+  done
+  has "^\[$source\] mlp_up_bf16: tokens=5 max_abs_err=[0-9.e+-]+ ok$" && has "^\[$source\] rmsnorm_rows_f32: rows=7 max_abs_err=[0-9.e+-]+ ok$" \
+    && ok "[$source] both kernels match the C references" || bad "[$source] checks"
+done
+has "^\[file\] misuse: .* -> buffer too small \(33\)" && ok "misuse returns TSR_ERROR_BUFFER_TOO_SMALL" || bad "misuse line"
+[ "$(tail -n 1 "$work/out.txt")" = "all checks passed" ] && ok "last line: all checks passed" || bad "last line"
+
+stamp=$(stat -c %Y.%y "$bin/kernels.tfat")
+cmake --build "$bin" > "$work/out.txt" 2>&1; rc=$?
+[ $rc = 0 ] && ! has "tesserac build" && ! has "Linking" && [ "$(stat -c %Y.%y "$bin/kernels.tfat")" = "$stamp" ] \
+  && ok "second build does nothing" || bad "second build did work (exit $rc)"
+[ "$generator" != Ninja ] || { has "no work to do" && ok "ninja: no work to do" || bad "ninja had work"; }
+
+touch "$work/examples/make/specs/mlp_up_bf16.yaml"
+cmake --build "$bin" > "$work/out.txt" 2>&1; rc=$?
+[ $rc = 0 ] && has "tesserac build -> kernels.tfat" && has "Linking" \
+  && ok "touching a spec rebuilds the archive and relinks" || bad "touch rebuild (exit $rc)"
+[ "$bin/kernels.tfat" -nt "$work/examples/make/specs/mlp_up_bf16.yaml" ] && [ "$bin/kernels_demo" -nt "$bin/kernels.tfat" ] \
+  && ok "archive and program are newer than the spec" || bad "timestamps after rebuild"
+cmake --build "$bin" --target run > "$work/out.txt" 2>&1 && has "^all checks passed$" \
+  && ok "the run target passes" || bad "run target"
+
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]

@@ -1,5 +1,5 @@
-/* Opening and closing archives (mmap'ed file or caller memory), blob
- * CRC-32C checks on first use, and the full verify pass with SHA-256
+/* Opening and closing archives (a file read on demand, or caller memory),
+ * blob CRC-32C checks on first use, and the full verify pass with SHA-256
  * (docs/archive-format.md). */
 #include <errno.h>
 #include <fcntl.h>
@@ -15,18 +15,18 @@ static tsr_status finish_open(struct tsr_archive* a, uint64_t data_len,
                               const tsr_open_options* options, tsr_archive** out_archive) {
   char* msg = options ? options->message : NULL;
   size_t msg_size = options ? options->message_size : 0;
-  tsr_set_message(msg, msg_size, "%s", "");
   a->data_len = data_len;
   tsr_status s = tsr_parse(a, data_len, msg, msg_size);
   if (s == TSR_OK) {
-    a->blob_state = (uint8_t*)calloc(a->vars.count ? a->vars.count : 1, 1);
-    if (!a->blob_state) s = TSR_ERROR_OUT_OF_MEMORY;
+    size_t n = a->vars.count ? a->vars.count : 1;
+    a->blob_state = (uint8_t*)calloc(n, 1);
+    if (!a->blob_state || (a->fd >= 0 && !(a->blob_copy = (uint8_t**)calloc(n, sizeof(uint8_t*)))))
+      s = TSR_ERROR_OUT_OF_MEMORY;
   }
   if (s == TSR_OK && options && (options->flags & TSR_OPEN_VERIFY_BLOBS)) {
-    for (uint32_t v = 0; v < a->vars.count && s == TSR_OK; ++v) {
-      s = tsr_blob_check(a, v, 1);
-      if (s != TSR_OK) tsr_set_message(msg, msg_size, "%s", a->message);
-    }
+    s = tsr_map_all(a);
+    for (uint32_t v = 0; v < a->vars.count && s == TSR_OK; ++v) s = tsr_blob_check(a, v, 1);
+    if (s != TSR_OK) tsr_set_message(msg, msg_size, "%s", a->message);
   }
   if (s != TSR_OK) {
     tsr_archive_close(a);
@@ -36,11 +36,18 @@ static tsr_status finish_open(struct tsr_archive* a, uint64_t data_len,
   return TSR_OK;
 }
 
+static struct tsr_archive* new_archive(void) {
+  struct tsr_archive* a = (struct tsr_archive*)calloc(1, sizeof *a);
+  if (a) a->fd = -1;
+  return a;
+}
+
 tsr_status tsr_archive_open_memory(const void* data, size_t size, const tsr_open_options* options,
                                    tsr_archive** out_archive) {
   if (!out_archive || (!data && size)) return TSR_ERROR_NULL_ARGUMENT;
   *out_archive = NULL;
-  struct tsr_archive* a = (struct tsr_archive*)calloc(1, sizeof *a);
+  if (options) tsr_set_message(options->message, options->message_size, "%s", "");
+  struct tsr_archive* a = new_archive();
   if (!a) return TSR_ERROR_OUT_OF_MEMORY;
   a->data = (const uint8_t*)data;
   if (options && (options->flags & TSR_OPEN_COPY)) {
@@ -53,15 +60,33 @@ tsr_status tsr_archive_open_memory(const void* data, size_t size, const tsr_open
     a->mapping_size = size;
     a->data = (const uint8_t*)a->mapping;
   }
+  a->head = a->data;
   return finish_open(a, size, options, out_archive);
 }
 
+/* pread until n bytes or end of file; the count read, or -1. */
+static ssize_t read_at(int fd, uint8_t* p, size_t n, uint64_t off) {
+  size_t done = 0;
+  while (done < n) {
+    ssize_t r = pread(fd, p + done, n - done, (off_t)(off + done));
+    if (r < 0 && errno == EINTR) continue;
+    if (r < 0) return -1;
+    if (r == 0) break;
+    done += (size_t)r;
+  }
+  return (ssize_t)done;
+}
+
+/* Reads header and index with pread rather than mapping the file: a cold
+ * load then touches no page of the archive it does not need, and page
+ * faults on a fresh mapping cost more than copying the index. */
 tsr_status tsr_archive_open_file(const char* path, const tsr_open_options* options,
                                  tsr_archive** out_archive) {
   if (!path || !out_archive) return TSR_ERROR_NULL_ARGUMENT;
   *out_archive = NULL;
   char* msg = options ? options->message : NULL;
   size_t msg_size = options ? options->message_size : 0;
+  tsr_set_message(msg, msg_size, "%s", "");
   int fd = open(path, O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
     tsr_set_message(msg, msg_size, "cannot open '%s': %s", path, strerror(errno));
@@ -73,35 +98,93 @@ tsr_status tsr_archive_open_file(const char* path, const tsr_open_options* optio
     close(fd);
     return TSR_ERROR_IO;
   }
-  struct tsr_archive* a = (struct tsr_archive*)calloc(1, sizeof *a);
+  struct tsr_archive* a = new_archive();
   if (!a) {
     close(fd);
     return TSR_ERROR_OUT_OF_MEMORY;
   }
-  size_t size = (size_t)st.st_size;
-  if (size > 0) {
-    void* map = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
-    if (map == MAP_FAILED) {
-      tsr_set_message(msg, msg_size, "cannot map '%s': %s", path, strerror(errno));
-      close(fd);
-      free(a);
-      return TSR_ERROR_IO;
+  a->fd = fd;
+  uint64_t file_size = (uint64_t)st.st_size;
+  /* 64 KiB covers the largest header; a longer index is read to its end. */
+  uint64_t want = file_size < 65536 ? file_size : 65536;
+  a->head_copy = (uint8_t*)malloc(want ? (size_t)want : 1);
+  ssize_t got = a->head_copy ? read_at(fd, a->head_copy, (size_t)want, 0) : 0;
+  if (got == (ssize_t)want && want >= 40) {
+    uint64_t index_end;
+    if (tsr_add_u64(tsr_le64(a->head_copy + 24), tsr_le64(a->head_copy + 32), &index_end) &&
+        index_end > want && index_end <= file_size) {
+      uint8_t* bigger = (uint8_t*)realloc(a->head_copy, (size_t)index_end);
+      if (bigger) {
+        a->head_copy = bigger;
+        ssize_t more = read_at(fd, bigger + want, (size_t)(index_end - want), want);
+        got = more < 0 ? -1 : got + more;
+        want = index_end;
+      } else {
+        got = -2;
+      }
     }
-    a->mapping = map;
-    a->mapping_size = size;
-    a->mapping_is_mmap = 1;
-    a->data = (const uint8_t*)map;
-  } else {
-    a->data = (const uint8_t*)"";
   }
-  close(fd);
-  return finish_open(a, size, options, out_archive);
+  if (!a->head_copy || got == -2) {
+    tsr_archive_close(a);
+    return TSR_ERROR_OUT_OF_MEMORY;
+  }
+  if (got != (ssize_t)want) {
+    tsr_set_message(msg, msg_size, "cannot read '%s': %s", path, got < 0 ? strerror(errno) : "file changed while reading");
+    tsr_archive_close(a);
+    return TSR_ERROR_IO;
+  }
+  a->head = a->head_copy;
+  return finish_open(a, file_size, options, out_archive);
+}
+
+tsr_status tsr_map_all(struct tsr_archive* a) {
+  if (a->data) return TSR_OK;
+  if (a->data_len == 0) {
+    a->data = (const uint8_t*)"";
+    return TSR_OK;
+  }
+  void* map = mmap(NULL, (size_t)a->data_len, PROT_READ, MAP_PRIVATE, a->fd, 0);
+  if (map == MAP_FAILED) {
+    tsr_set_message(a->message, sizeof a->message, "cannot map the archive: %s", strerror(errno));
+    return TSR_ERROR_IO;
+  }
+  a->mapping = map;
+  a->mapping_size = (size_t)a->data_len;
+  a->mapping_is_mmap = 1;
+  a->data = (const uint8_t*)map;
+  return TSR_OK;
+}
+
+const uint8_t* tsr_blob_bytes(struct tsr_archive* a, uint32_t v) {
+  const uint8_t* vr = tsr_rec(&a->vars, v);
+  uint64_t off = tsr_le64(vr + 48), size = tsr_le64(vr + 56);
+  if (a->data) return a->data + off;
+  if (a->blob_copy[v]) return a->blob_copy[v];
+  uint8_t* copy = (uint8_t*)malloc(size ? (size_t)size : 1);
+  if (!copy) {
+    tsr_set_message(a->message, sizeof a->message, "out of memory");
+    return NULL;
+  }
+  ssize_t got = read_at(a->fd, copy, (size_t)size, off);
+  if (got != (ssize_t)size) {
+    tsr_set_message(a->message, sizeof a->message, "cannot read a blob of the archive: %s",
+                    got < 0 ? strerror(errno) : "file changed while reading");
+    free(copy);
+    return NULL;
+  }
+  a->blob_copy[v] = copy;
+  return copy;
 }
 
 void tsr_archive_close(tsr_archive* a) {
   if (!a) return;
   if (a->mapping_is_mmap) munmap(a->mapping, a->mapping_size);
   else free(a->mapping);
+  if (a->blob_copy)
+    for (uint32_t v = 0; v < a->vars.count; ++v) free(a->blob_copy[v]);
+  free(a->blob_copy);
+  free(a->head_copy);
+  if (a->fd >= 0) close(a->fd);
   free(a->blob_state);
   free(a);
 }
@@ -110,7 +193,8 @@ tsr_status tsr_blob_check(struct tsr_archive* a, uint32_t v, int full) {
   uint8_t state = a->blob_state[v];
   if (state == TSR_BLOB_SHA_OK || (state == TSR_BLOB_CRC_OK && !full)) return TSR_OK;
   const uint8_t* vr = tsr_rec(&a->vars, v);
-  const uint8_t* blob = a->data + tsr_le64(vr + 48);
+  const uint8_t* blob = tsr_blob_bytes(a, v);
+  if (!blob) return TSR_ERROR_IO;
   size_t size = (size_t)tsr_le64(vr + 56);
   /* A bad blob is rechecked on every call so the message names the check. */
   const char* what = full ? "sha256" : "crc32c";
@@ -138,6 +222,11 @@ static int all_zero(const uint8_t* p, uint64_t n) {
 tsr_status tsr_archive_verify(tsr_archive* a, char* msg, size_t msg_size) {
   if (!a) return TSR_ERROR_NULL_ARGUMENT;
   tsr_set_message(msg, msg_size, "%s", "");
+  tsr_status mapped = tsr_map_all(a);
+  if (mapped != TSR_OK) {
+    tsr_set_message(msg, msg_size, "%s", a->message);
+    return mapped;
+  }
   /* Open checked the index's CRC-32C; the SHA-256 catches what a CRC can miss. */
   uint8_t digest[32];
   tsr_sha256(a->data + tsr_le64(a->data + 24), (size_t)tsr_le64(a->data + 32), digest);

@@ -180,7 +180,7 @@ tsr_status tsr_variant_blob(tsr_archive* a, size_t kernel, size_t variant, const
   if (!vr) return TSR_ERROR_INVALID_ARGUMENT;
   tsr_status s = tsr_blob_check(a, g, 0);
   if (s != TSR_OK) return s;
-  *out_data = a->data + tsr_le64(vr + 48);
+  *out_data = tsr_blob_bytes(a, g);   /* read by the check above */
   *out_size = (size_t)tsr_le64(vr + 56);
   return TSR_OK;
 }

@@ -210,7 +210,7 @@ tsr_status tsr_parse(struct tsr_archive* a, uint64_t data_len, char* msg, size_t
 
 static tsr_status parse_index(struct tsr_archive* a, uint64_t data_len, char* msg, size_t msg_size) {
   uint64_t index_off = 0, index_size = 0;
-  tsr_status s = parse_header(a, a->data, data_len, &index_off, &index_size, msg, msg_size);
+  tsr_status s = parse_header(a, a->head, data_len, &index_off, &index_size, msg, msg_size);
   if (s != TSR_OK) return s;
 
   static const char* const tags[7] = {"STRS", "AMET", "KERN", "BIND", "DIMS", "VARS", "VMET"};
@@ -219,7 +219,7 @@ static tsr_status parse_index(struct tsr_archive* a, uint64_t data_len, char* ms
   tsr_table* tables[8] = {NULL, &a->amet, &a->kern, &a->bind, &a->dims, &a->vars, &a->vmet, &a->verd};
   const uint8_t* payload[8] = {0};
   uint64_t payload_size[8] = {0};
-  const uint8_t* index = a->data + index_off;
+  const uint8_t* index = a->head + index_off;
   for (uint64_t pos = 0; pos < index_size;) {
     if (index_size - pos < 16) FAIL(TSR_ERROR_CORRUPT, "index: section header at %llu cut short",
                                     (unsigned long long)pos);

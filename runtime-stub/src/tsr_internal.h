@@ -55,12 +55,16 @@ static inline const uint8_t* tsr_rec(const tsr_table* t, uint32_t i) {
 enum { TSR_BLOB_UNCHECKED = 0, TSR_BLOB_CRC_OK = 1, TSR_BLOB_SHA_OK = 2, TSR_BLOB_BAD = 3 };
 
 struct tsr_archive {
-  const uint8_t* data;
+  const uint8_t* data;      /* the whole archive; NULL for a file until tsr_map_all */
+  const uint8_t* head;      /* header and index: what tsr_parse reads (= data in memory) */
   uint64_t size;            /* file_size from the header */
   uint64_t data_len;        /* bytes available (>= size) */
   void* mapping;            /* mmap'ed or copied region to release, or NULL */
   size_t mapping_size;
   int mapping_is_mmap;
+  int fd;                   /* file archives: kept open for reads on first use; else -1 */
+  uint8_t* head_copy;       /* file archives: header and index read at open */
+  uint8_t** blob_copy;      /* file archives without a mapping: blobs read on first use */
   uint16_t major, minor;
   uint64_t blob_offset;
   uint32_t blob_alignment;
@@ -83,6 +87,11 @@ void tsr_sha256_portable(const void* data, size_t size, uint8_t out_digest[32]);
 uint32_t tsr_crc32c_portable(const void* data, size_t size);
 
 /* archive.c */
+/* File archives: maps the whole file (verify and TSR_OPEN_VERIFY_BLOBS scan it all). */
+tsr_status tsr_map_all(struct tsr_archive* a);
+/* The bytes of blob v (global variant index), read from the file on first
+ * use where the archive is not in memory; NULL with a->message set on error. */
+const uint8_t* tsr_blob_bytes(struct tsr_archive* a, uint32_t v);
 /* CRC-32C of the blob (first use), or its SHA-256 when full is set. */
 tsr_status tsr_blob_check(struct tsr_archive* a, uint32_t global_variant, int full);
 void tsr_set_message(char* buf, size_t size, const char* fmt, ...)

@@ -20,3 +20,5 @@ bad = [r for r in results if r["verdict"] == "FAIL" or
 assert not bad, bad
 passed = sum(r["verdict"] == "PASS" for r in results)
 assert passed > 0, "nothing passed"
+print(f"{passed} passed, 0 failed, {len(results) - passed} skipped")
+PY

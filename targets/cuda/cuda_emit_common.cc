@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "spec/abi.h"
+#include "targets/c_expr.h"
 
 namespace tsr::cuda {
 
@@ -34,11 +35,7 @@ std::string grid_cdiv(const Dim& d, int64_t per_block) {
 std::string float_literal(double v) {
   const float f = static_cast<float>(v);
   if (std::isinf(f)) return f > 0 ? "__int_as_float(0x7f800000)" : "__int_as_float(0xff800000)";
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.9g", static_cast<double>(f));
-  std::string s = buf;
-  if (s.find_first_of(".e") == std::string::npos) s += ".0";
-  return s + "f";
+  return c_f32_digits(f) + "f";
 }
 
 std::string unary_expr(Op op, const std::string& v) {
@@ -63,16 +60,8 @@ std::string unary_expr(Op op, const std::string& v) {
 }
 
 std::string binary_expr(Op op, const std::string& a, const std::string& b) {
-  switch (op) {
-    case Op::add: return "(" + a + " + " + b + ")";
-    case Op::sub: return "(" + a + " - " + b + ")";
-    case Op::mul: return "(" + a + " * " + b + ")";
-    case Op::div: return "(" + a + " / " + b + ")";
-    case Op::max: return "fmaxf(" + a + ", " + b + ")";
-    case Op::min: return "fminf(" + a + ", " + b + ")";
-    default: break;
-  }
-  return a;
+  const std::string e = c_binary_expr(op, a, b);
+  return e.empty() ? a : e;   // unary ops never reach here (callers check op_is_binary)
 }
 
 std::string kernel_signature(const KernelSpec& spec, int max_threads) {

@@ -9,7 +9,9 @@
 #include <sstream>
 
 #include "spec/abi.h"
+#include "targets/c_expr.h"
 #include "targets/x86/x86_internal.h"
+
 
 namespace tsr::x86 {
 
@@ -89,25 +91,13 @@ std::string dim_expr(const KernelSpec& spec, const Dim& d) {
 std::string float_literal(double v) {
   if (std::isinf(v)) return v > 0 ? "INFINITY" : "(-INFINITY)";
   if (std::isnan(v)) return "NAN";
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.9g", v);
-  std::string s = buf;
-  if (s.find_first_of(".eE") == std::string::npos) s += ".0";
-  return "(" + s + "f)";
+  return "(" + c_f32_digits(v) + "f)";
 }
 
 std::string unary_expr(Op op, const std::string& v) { return std::string("tsr_") + op_name(op) + "(" + v + ")"; }
 
 std::string binary_expr(Op op, const std::string& a, const std::string& b) {
-  switch (op) {
-    case Op::add: return "(" + a + " + " + b + ")";
-    case Op::sub: return "(" + a + " - " + b + ")";
-    case Op::mul: return "(" + a + " * " + b + ")";
-    case Op::div: return "(" + a + " / " + b + ")";
-    case Op::max: return "fmaxf(" + a + ", " + b + ")";
-    case Op::min: return "fminf(" + a + ", " + b + ")";
-    default: return unary_expr(op, a);
-  }
+  return op_is_binary(op) ? c_binary_expr(op, a, b) : unary_expr(op, a);
 }
 
 namespace {

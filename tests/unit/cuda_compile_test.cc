@@ -10,12 +10,12 @@
 #include "targets/cuda/cuda_abi_check.h"
 #include "targets/cuda/cuda_target.h"
 #include "targets/cuda/cuda_toolkit.h"
-#include "tests/unit/cuda_test_specs.h"
+#include "tests/unit/spec_builders.h"
 
 namespace tsr {
 namespace {
 
-using namespace cuda_test;
+using namespace spec_builders;
 
 class CudaCompile : public ::testing::Test {
  protected:

@@ -7,12 +7,12 @@
 #include "targets/cuda/cuda_emit_kernels.h"
 #include "targets/cuda/cuda_launch_geometry.h"
 #include "targets/cuda/cuda_target.h"
-#include "tests/unit/cuda_test_specs.h"
+#include "tests/unit/spec_builders.h"
 
 namespace tsr {
 namespace {
 
-using namespace cuda_test;
+using namespace spec_builders;
 
 TEST(CudaTarget, ListsArchsAndRefusesOthersByName) {
   std::unique_ptr<Target> t = make_cuda_target();

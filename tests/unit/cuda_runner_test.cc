@@ -5,12 +5,12 @@
 
 #include "targets/cuda/cuda_driver.h"
 #include "targets/cuda/cuda_target.h"
-#include "tests/unit/cuda_test_specs.h"
+#include "tests/unit/spec_builders.h"
 
 namespace tsr {
 namespace {
 
-using namespace cuda_test;
+using namespace spec_builders;
 
 TEST(CudaRunner, NoDeviceIsNotRunWithTheReason) {
   const cuda::CudaDriver& driver = cuda::cuda_driver();

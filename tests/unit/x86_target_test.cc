@@ -10,54 +10,16 @@
 #include <functional>
 #include <random>
 
+#include "oracle/reference.h"
 #include "spec/abi.h"
 #include "support/half.h"
 #include "targets/x86/x86_target.h"
+#include "tests/unit/spec_builders.h"
 
 namespace tsr {
 namespace {
 
-Dim rt(const std::string& name) { return Dim{0, name}; }
-Dim st(int64_t v) { return Dim{v, ""}; }
-
-KernelSpec base_spec(const std::string& name, Family family, DType dtype) {
-  KernelSpec s;
-  s.name = name;
-  s.family = family;
-  s.dtype = dtype;
-  if (family != Family::elementwise) s.accumulate = DType::f32;
-  return s;
-}
-
-KernelSpec elementwise(const std::string& name, DType dtype, std::vector<Op> ops, Dim n) {
-  KernelSpec s = base_spec(name, Family::elementwise, dtype);
-  s.body = ElementwiseSpec{std::move(ops), n};
-  return s;
-}
-
-KernelSpec matmul(const std::string& name, DType dtype, Dim m, Dim n, Dim k, Layout a, Layout b,
-                  std::vector<EpilogueOp> epilogue = {}) {
-  KernelSpec s = base_spec(name, Family::matmul, dtype);
-  MatmulSpec mm;
-  mm.m = m, mm.n = n, mm.k = k, mm.a = a, mm.b = b, mm.epilogue = std::move(epilogue);
-  s.body = mm;
-  return s;
-}
-
-KernelSpec rowwise(const std::string& name, DType dtype, RowOp op, Dim rows, Dim cols, bool affine) {
-  KernelSpec s = base_spec(name, Family::rowwise, dtype);
-  RowwiseSpec r;
-  r.op = op, r.rows = rows, r.cols = cols, r.affine = affine;
-  if (op == RowOp::rmsnorm || op == RowOp::layernorm) r.eps = 1e-5;
-  s.body = r;
-  return s;
-}
-
-EpilogueOp epi(EpilogueOp::Kind kind) {
-  EpilogueOp e;
-  e.kind = kind;
-  return e;
-}
+using namespace spec_builders;
 
 std::vector<EpilogueOp> every_epilogue_kind() {
   EpilogueOp scale = epi(EpilogueOp::Kind::scale);
@@ -67,35 +29,6 @@ std::vector<EpilogueOp> every_epilogue_kind() {
   EpilogueOp act = epi(EpilogueOp::Kind::activation);
   act.activation = Op::gelu_tanh;
   return {epi(EpilogueOp::Kind::bias), epi(EpilogueOp::Kind::residual), scale, clamp, act};
-}
-
-double ref_unary(Op op, double v) {
-  switch (op) {
-    case Op::relu: return v < 0 ? 0 : v;
-    case Op::gelu_tanh: return 0.5 * v * (1 + std::tanh(0.7978845608 * (v + 0.044715 * v * v * v)));
-    case Op::gelu_erf: return 0.5 * v * (1 + std::erf(v / std::sqrt(2.0)));
-    case Op::silu: return v / (1 + std::exp(-v));
-    case Op::sigmoid: return 1 / (1 + std::exp(-v));
-    case Op::tanh: return std::tanh(v);
-    case Op::exp: return std::exp(v);
-    case Op::neg: return -v;
-    case Op::abs: return std::fabs(v);
-    case Op::sqrt: return std::sqrt(v);
-    case Op::rsqrt: return 1 / std::sqrt(v);
-    default: return NAN;
-  }
-}
-
-double ref_binary(Op op, double a, double b) {
-  switch (op) {
-    case Op::add: return a + b;
-    case Op::sub: return a - b;
-    case Op::mul: return a * b;
-    case Op::div: return a / b;
-    case Op::max: return std::max(a, b);
-    case Op::min: return std::min(a, b);
-    default: return NAN;
-  }
 }
 
 // Buffers filled from a seeded generator, in ABI order, with the reference.
@@ -137,7 +70,7 @@ Case make_case(const KernelSpec& spec, const std::map<std::string, int64_t>& dim
       for (int64_t i = 0; i < counts.back(); ++i) {
         double v = at(in[0], t, i);
         size_t next = 1;
-        for (Op op : e.ops) v = op_is_binary(op) ? ref_binary(op, v, at(in[next++], t, i)) : ref_unary(op, v);
+        for (Op op : e.ops) v = op_is_binary(op) ? apply_binary(op, v, at(in[next++], t, i)) : apply_unary(op, v);
         c.expected[i] = v;
       }
       break;
@@ -160,7 +93,7 @@ Case make_case(const KernelSpec& spec, const std::map<std::string, int64_t>& dim
               case EpilogueOp::Kind::residual: v += at(*residual, t, m * N + n); break;
               case EpilogueOp::Kind::scale: v *= op.scale; break;
               case EpilogueOp::Kind::clamp: v = std::min(std::max(v, op.lo), op.hi); break;
-              case EpilogueOp::Kind::activation: v = ref_unary(op.activation, v); break;
+              case EpilogueOp::Kind::activation: v = apply_unary(op.activation, v); break;
             }
           }
           c.expected[m * N + n] = v;
@@ -256,7 +189,7 @@ const char* kArchs[] = {"v2", "v3", "v4"};
 TEST_F(X86Test, NamesAndSupport) {
   EXPECT_EQ(target_->kind(), "x86");
   EXPECT_EQ(target_->archs(), (std::vector<std::string>{"v2", "v3", "v4"}));
-  KernelSpec att = base_spec("att", Family::attention, DType::bf16);
+  KernelSpec att = base("att", Family::attention, DType::bf16);
   EXPECT_EQ(target_->unsupported_reason(att, "v3"), "family attention is not supported by target x86 yet");
   EXPECT_EQ(target_->unsupported_reason(elementwise("e", DType::f32, {Op::add}, st(4)), "v3"), "");
   EXPECT_FALSE(target_->emit(att, "v3").ok());

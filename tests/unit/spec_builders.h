@@ -1,4 +1,4 @@
-// Spec builders shared by the cuda unit tests (header-only, test code only).
+// KernelSpec builders shared by the target unit tests (header-only, test code only).
 #pragma once
 
 #include <string>
@@ -8,7 +8,7 @@
 #include "spec/spec_loader.h"
 #include "support/diagnostics.h"
 
-namespace tsr::cuda_test {
+namespace tsr::spec_builders {
 
 inline Dim rt(const std::string& name) { return Dim{0, name}; }
 inline Dim st(int64_t v) { return Dim{v, ""}; }
@@ -93,4 +93,4 @@ inline std::vector<KernelSpec> shipped_specs(std::string* errors) {
   return specs;
 }
 
-}  // namespace tsr::cuda_test
+}  // namespace tsr::spec_builders

@@ -6,7 +6,7 @@
 #      has the build dependencies;
 #   2. tesserac build of every shipped spec for cuda:sm_90;
 #   3. the oracle on the GPU for every spec through the runner (tesserac test)
-#      and through the runtime stub (cuda_device_check stub-oracle);
+#      and through the runtime stub (tesserac test --archive);
 #   4. benchmarks with CUDA events, warm-up and medians, printed as ratios:
 #      elementwise add vs a D2D copy of the same bytes, bf16 matmul 4096^3 and
 #      8192^3 vs cublasGemmEx, rmsnorm vs the copy bandwidth.
@@ -80,10 +80,6 @@ else
     failures+=("oracle-stub")
   if grep -q '"NOT_RUN"' "$OUTDIR/cuda_stub.json" 2>/dev/null; then
     echo "a stub verdict is NOT_RUN on a GPU machine"; failures+=("oracle-stub NOT_RUN")
-  fi
-  if [ -x "$HELPER" ]; then
-    LD_LIBRARY_PATH="$CARRY/lib:$LD_LIBRARY_PATH" timeout 240 "$HELPER" stub-oracle "$SPECS" "$ARCHIVE" ||
-      failures+=("oracle-stub (helper)")
   fi
 fi
 

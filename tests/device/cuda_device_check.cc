@@ -1,9 +1,8 @@
 // Device-side checks for the cuda target, run by tests/device/cuda_check.sh on a
 // machine with an NVIDIA GPU (CUDA Driver API reference; cuBLAS API reference
-// for cublasGemmEx). Two modes:
-//   stub-oracle SPECDIR ARCHIVE.tfat  the oracle with every launch going through
-//                                     the runtime stub (tsr_kernel_launch)
-//   bench                             generated kernels vs peers measured in-run
+// for cublasGemmEx):
+//   bench    generated kernels vs peers measured in-run
+// (The oracle through the runtime stub is `tesserac test --archive`.)
 // Built by tests/device/prepare_carry.sh against libtesserac_core.a.
 #include <dlfcn.h>
 
@@ -25,93 +24,6 @@
 
 namespace tsr {
 namespace {
-
-// The cuda target with run() routed through the runtime stub, so run_oracle
-// checks exactly what an application calling tsr_kernel_launch gets.
-class StubRoutedTarget final : public Target {
- public:
-  StubRoutedTarget(const Target& cuda, tsr_archive* archive) : cuda_(cuda), archive_(archive) {}
-  std::string kind() const override { return cuda_.kind(); }
-  std::vector<std::string> archs() const override { return cuda_.archs(); }
-  std::string unsupported_reason(const KernelSpec& s, const std::string& a) const override {
-    return cuda_.unsupported_reason(s, a);
-  }
-  Expected<std::string> emit(const KernelSpec& s, const std::string& a) const override { return cuda_.emit(s, a); }
-  ToolchainInfo toolchain() const override { return cuda_.toolchain(); }
-  Expected<Artifact> compile(const KernelSpec& s, const std::string& a, const std::string& src) const override {
-    return cuda_.compile(s, a, src);
-  }
-  DeviceInfo device(const std::string& a) const override { return cuda_.device(a); }
-  BudgetFloor budget_floor(const KernelSpec& s) const override { return cuda_.budget_floor(s); }
-
-  Status run(const KernelSpec& spec, const Artifact&, LaunchArgs& args) const override {
-    const tsr_select_options only_cuda = {"cuda", 0};
-    tsr_kernel* kernel = nullptr;
-    tsr_status st = tsr_kernel_load(archive_, spec.name.c_str(), &only_cuda, &kernel);
-    if (st != TSR_OK)
-      return toolchain_error("stub: tsr_kernel_load(" + spec.name + "): " + tsr_status_string(st) + ": " +
-                             tsr_archive_last_message(archive_));
-    const KernelAbi abi = kernel_abi(spec);
-    const std::vector<const Binding*> buffers = abi.buffers();
-    std::vector<tsr_buffer_arg> bargs;
-    for (size_t i = 0; i < buffers.size(); ++i) {
-      const tsr_dtype dt = spec.dtype == DType::f32 ? TSR_DTYPE_F32 : spec.dtype == DType::f16 ? TSR_DTYPE_F16
-                                                                                                : TSR_DTYPE_BF16;
-      bargs.push_back({args.buffers[i].data(), args.buffers[i].size(), dt,
-                       buffers[i]->role == Role::input ? TSR_ROLE_IN : TSR_ROLE_OUT});
-    }
-    tsr_selection sel{};
-    st = tsr_kernel_launch(kernel, bargs.data(), bargs.size(), args.scalars.data(), args.scalars.size(), &sel);
-    const std::string message = tsr_kernel_last_message(kernel);
-    const std::string route = sel.route ? sel.route : "?";
-    tsr_kernel_unload(kernel);
-    if (st != TSR_OK) return toolchain_error("stub: tsr_kernel_launch: " + std::string(tsr_status_string(st)) + ": " + message);
-    last_route_ = route;
-    return ok();
-  }
-  mutable std::string last_route_;
-
- private:
-  const Target& cuda_;
-  tsr_archive* archive_;
-};
-
-int stub_oracle(const std::string& spec_dir, const std::string& archive_path) {
-  char msg[512] = {};
-  tsr_open_options opts = {TSR_OPEN_VERIFY_BLOBS, msg, sizeof msg};
-  tsr_archive* archive = nullptr;
-  if (tsr_archive_open_file(archive_path.c_str(), &opts, &archive) != TSR_OK) {
-    std::printf("stub-oracle: cannot open %s: %s\n", archive_path.c_str(), msg);
-    return 1;
-  }
-  DiagnosticEngine diag;
-  const std::vector<KernelSpec> specs = load_specs({spec_dir}, diag);
-  if (diag.has_errors()) {
-    std::printf("%s", diag.render().c_str());
-    return 1;
-  }
-  std::unique_ptr<Target> cuda = make_cuda_target();
-  StubRoutedTarget stub(*cuda, archive);
-  int failed = 0, passed = 0, not_run = 0;
-  for (const KernelSpec& spec : specs) {
-    if (!cuda->unsupported_reason(spec, "sm_90").empty()) continue;
-    Expected<std::string> src = cuda->emit(spec, "sm_90");
-    Expected<Artifact> art = src ? cuda->compile(spec, "sm_90", *src) : Expected<Artifact>(src.take_error());
-    if (!art) {
-      std::printf("%-32s COMPILE ERROR %s\n", spec.name.c_str(), art.error().message().c_str());
-      ++failed;
-      continue;
-    }
-    const OracleReport r = run_oracle(spec, stub, *art);
-    std::printf("%-32s %-7s via stub route %-8s max_abs %.3g max_rel %.3g seed 0x%llx %s\n", spec.name.c_str(),
-                verdict_name(r.verdict), stub.last_route_.c_str(), r.max_abs_err, r.max_rel_err,
-                static_cast<unsigned long long>(r.seed), r.reason.c_str());
-    (r.verdict == Verdict::pass ? passed : r.verdict == Verdict::fail ? failed : not_run)++;
-  }
-  tsr_archive_close(archive);
-  std::printf("stub-oracle: %d PASS, %d FAIL, %d NOT RUN\n", passed, failed, not_run);
-  return failed ? 1 : (passed ? 0 : 2);
-}
 
 // ---- benchmarks ------------------------------------------------------------
 
@@ -302,8 +214,7 @@ int bench() {
 }  // namespace tsr
 
 int main(int argc, char** argv) {
-  if (argc == 4 && std::strcmp(argv[1], "stub-oracle") == 0) return tsr::stub_oracle(argv[2], argv[3]);
   if (argc == 2 && std::strcmp(argv[1], "bench") == 0) return tsr::bench();
-  std::fprintf(stderr, "usage: %s stub-oracle SPECDIR ARCHIVE.tfat | bench\n", argv[0]);
+  std::fprintf(stderr, "usage: %s bench\n", argv[0]);
   return 2;
 }

@@ -7,7 +7,7 @@
  * dtype tags are pinned: they never change meaning, new ones are appended.
  *
  * Threading: one tsr_archive or tsr_kernel is used from one thread at a time
- * (blob hashes are checked lazily on first use). Distinct handles are
+ * (blobs are read and checked lazily on first use). Distinct handles are
  * independent. Strings returned by accessors live as long as the archive.
  */
 #ifndef TESSERART_H
@@ -33,7 +33,7 @@ typedef enum tsr_status {
   TSR_ERROR_NULL_ARGUMENT = 2,        /* a required pointer (API or buffer data) is NULL */
   TSR_ERROR_INVALID_ARGUMENT = 3,     /* an index out of range, a bad option */
   TSR_ERROR_OUT_OF_MEMORY = 4,
-  TSR_ERROR_IO = 5,                   /* open/stat/mmap of the archive file failed */
+  TSR_ERROR_IO = 5,                   /* open/stat/read/mmap of the archive file failed */
   TSR_ERROR_BAD_MAGIC = 10,           /* not a .tfat archive */
   TSR_ERROR_UNSUPPORTED_VERSION = 11, /* format major version this reader does not know */
   TSR_ERROR_TRUNCATED = 12,           /* the data ends before a region it declares */

@@ -105,14 +105,20 @@ tsr_status tsr_archive_open_file(const char* path, const tsr_open_options* optio
   }
   a->fd = fd;
   uint64_t file_size = (uint64_t)st.st_size;
-  /* 64 KiB covers the largest header; a longer index is read to its end. */
-  uint64_t want = file_size < 65536 ? file_size : 65536;
+  /* 4 KiB holds a 1.0 header and the index size; a longer index (or
+   * header) is read to its end below. */
+  uint64_t want = file_size < 4096 ? file_size : 4096;
   a->head_copy = (uint8_t*)malloc(want ? (size_t)want : 1);
   ssize_t got = a->head_copy ? read_at(fd, a->head_copy, (size_t)want, 0) : 0;
   if (got == (ssize_t)want && want >= 40) {
     uint64_t index_end;
-    if (tsr_add_u64(tsr_le64(a->head_copy + 24), tsr_le64(a->head_copy + 32), &index_end) &&
-        index_end > want && index_end <= file_size) {
+    if (!tsr_add_u64(tsr_le64(a->head_copy + 24), tsr_le64(a->head_copy + 32), &index_end) ||
+        index_end > file_size)
+      index_end = 0;   /* the parser reports the bad layout */
+    uint64_t header_size = tsr_le32(a->head_copy + 12);
+    if (header_size > index_end && header_size <= file_size && header_size <= 65536)
+      index_end = header_size;   /* the parser reads a header of up to 64 KiB first */
+    if (index_end > want) {
       uint8_t* bigger = (uint8_t*)realloc(a->head_copy, (size_t)index_end);
       if (bigger) {
         a->head_copy = bigger;

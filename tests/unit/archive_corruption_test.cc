@@ -2,6 +2,7 @@
 // and every failure is a clean status, never a crash.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <cstring>
 #include <map>
 
@@ -84,6 +85,49 @@ TEST(ArchiveCorruption, FlipInEachIndexSectionIsDetectedAtOpen) {
   }
 }
 
+// Open checks the index's CRC-32C; verify also its SHA-256, so an index
+// whose CRC was forged to match still fails verify.
+TEST(ArchiveCorruption, IndexWithAMatchingCrcButAWrongSha256FailsVerify) {
+  std::vector<uint8_t> b = sample_bytes();
+  const size_t index_off = le(b, 24, 8), index_size = le(b, 32, 8);
+  b[index_off + 4] ^= 0x01;   // the first section's reserved word: readers ignore it
+  put_le(b, 52, tsr_crc32c(&b[index_off], index_size), 4);
+  std::fill(b.begin() + 96, b.begin() + 128, 0);
+  std::vector<uint8_t> h = sha256(b.data(), 128);
+  std::copy(h.begin(), h.end(), b.begin() + 96);
+  ASSERT_EQ(open_status(b), TSR_OK);
+  Status v = verify_archive(b);
+  ASSERT_FALSE(v.ok());
+  EXPECT_EQ(v.error().message(), "archive index sha256 mismatch");
+}
+
+TEST(ArchiveCorruption, FlipInABlobOfAFileIsDetectedOnFirstUse) {
+  std::vector<uint8_t> b = sample_bytes();
+  tsr_archive* a = nullptr;
+  ASSERT_EQ(tsr_archive_open_memory(b.data(), b.size(), nullptr, &a), TSR_OK);
+  tsr_variant_info vi;
+  ASSERT_EQ(tsr_kernel_variant_at(a, 0, 0, &vi), TSR_OK);
+  tsr_archive_close(a);
+  b[vi.offset + vi.size - 1] ^= 0x04;
+  const std::string path = ::testing::TempDir() + "/flipped_blob.tfat";
+  ASSERT_TRUE(write_file_atomically(b, path).ok());
+  ASSERT_EQ(tsr_archive_open_file(path.c_str(), nullptr, &a), TSR_OK);
+  const void* data;
+  size_t size;
+  EXPECT_EQ(tsr_variant_blob(a, 0, 0, &data, &size), TSR_ERROR_CHECKSUM);
+  EXPECT_NE(std::string(tsr_archive_last_message(a)).find("crc32c mismatch"), std::string::npos);
+  EXPECT_EQ(tsr_variant_blob(a, 1, 0, &data, &size), TSR_OK);   // another blob stays usable
+  char message[256];
+  EXPECT_EQ(tsr_archive_verify(a, message, sizeof message), TSR_ERROR_CHECKSUM);
+  EXPECT_NE(std::string(message).find("sha256 mismatch"), std::string::npos) << message;
+  tsr_archive_close(a);
+  tsr_open_options full{TSR_OPEN_VERIFY_BLOBS, message, sizeof message};
+  EXPECT_EQ(tsr_archive_open_file(path.c_str(), &full, &a), TSR_ERROR_CHECKSUM);
+  EXPECT_EQ(a, nullptr);
+  EXPECT_NE(std::string(message).find("sha256 mismatch"), std::string::npos) << message;
+  std::remove(path.c_str());
+}
+
 TEST(ArchiveCorruption, FlipInEachBlobIsDetectedOnFirstUseAndByVerify) {
   const std::vector<uint8_t>& good = sample_bytes();
   tsr_archive* a = nullptr;
@@ -107,7 +151,8 @@ TEST(ArchiveCorruption, FlipInEachBlobIsDetectedOnFirstUseAndByVerify) {
     const void* data;
     size_t size;
     EXPECT_EQ(tsr_variant_blob(a, blobs[i].first, blobs[i].second, &data, &size), TSR_ERROR_CHECKSUM);
-    EXPECT_NE(std::string(tsr_archive_last_message(a)).find("sha256 mismatch"), std::string::npos);
+    // First use checks the blob's CRC-32C; verify (below) its SHA-256.
+    EXPECT_NE(std::string(tsr_archive_last_message(a)).find("crc32c mismatch"), std::string::npos);
     // The other blobs stay usable.
     size_t other = (i + 1) % blobs.size();
     EXPECT_EQ(tsr_variant_blob(a, blobs[other].first, blobs[other].second, &data, &size), TSR_OK);
@@ -197,6 +242,7 @@ TEST(ArchiveCorruption, MinorAdditionsAreTolerated) {
   put_le(b, 32, index_size + 24, 8);
   std::vector<uint8_t> h = sha256(&b[136], index_size + 24);
   std::copy(h.begin(), h.end(), b.begin() + 64);
+  put_le(b, 52, tsr_crc32c(&b[136], index_size + 24), 4);
   std::fill(b.begin() + 96, b.begin() + 128, 0);
   h = sha256(b.data(), 136);
   std::copy(h.begin(), h.end(), b.begin() + 96);

@@ -2,6 +2,7 @@
 // compile every spec for every target, run the oracle where a device is
 // present, and write the fat archive (and/or loose artifacts with a
 // manifest). Any FAIL writes nothing.
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
 #include <memory>
@@ -11,6 +12,7 @@
 #include "cli/spec_selection.h"
 #include "archive/archive_writer.h"
 #include "driver/assemble_archive.h"
+#include "driver/depfile.h"
 #include "driver/plan.h"
 #include "driver/qualify.h"
 #include "spec/spec_loader.h"
@@ -24,6 +26,7 @@ struct BuildOptions {
   SpecSelection selection;
   std::string output;
   std::string out_dir;
+  std::string depfile;
   bool no_oracle = false;
 };
 
@@ -74,6 +77,8 @@ RunFn register_build(CLI::App& app) {
   sub->callback([output, out_dir]() {
     if (output->count() == 0 && out_dir->count() == 0) throw CLI::RequiredError("-o FILE.tfat (or --out-dir DIR)");
   });
+  sub->add_option("--depfile", opts->depfile,
+                  "Also write a Makefile-syntax depfile for -o (the specs and spec directories read)");
   sub->add_flag("--no-oracle", opts->no_oracle, "Do not run the oracle; verdicts are NOT_RUN (skipped by request)");
   return [opts]() -> int {
     int exit_code = kExitOk;
@@ -105,6 +110,15 @@ RunFn register_build(CLI::App& app) {
     }
     if (!opts->output.empty()) {
       Status written = write_archive(assemble_archive(specs, rows), opts->output);
+      if (!written.ok()) return report(written.error());
+    }
+    if (!opts->depfile.empty()) {
+      if (opts->output.empty()) return report_error("--depfile needs -o FILE.tfat", kExitUsage);
+      DiagnosticEngine ignored;
+      std::vector<std::string> inputs = opts->selection.specs;   // directories: their mtime tracks added files
+      for (const std::string& f : expand_spec_paths(opts->selection.specs, ignored))
+        if (std::find(inputs.begin(), inputs.end(), f) == inputs.end()) inputs.push_back(f);
+      Status written = write_file_atomic(opts->depfile, render_depfile(opts->output, inputs));
       if (!written.ok()) return report(written.error());
     }
     if (!opts->out_dir.empty()) return write_out_dir(opts->out_dir, rows);

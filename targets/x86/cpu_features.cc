@@ -1,6 +1,10 @@
 // CPU feature detection for the x86-64 psABI microarchitecture levels
 // (psABI §3.1.1): cpuid through the compiler's __builtin_cpu_supports, which
-// also checks that the OS saves the AVX/AVX-512 register state (XCR0).
+// also checks that the OS saves the AVX/AVX-512 register state (XCR0). F16C,
+// MOVBE and LZCNT come from cpuid directly (Intel SDM vol. 2A, CPUID): clang
+// 14's __builtin_cpu_supports does not know them.
+#include <cpuid.h>
+
 #include <fstream>
 
 #include "targets/x86/x86_internal.h"
@@ -13,6 +17,13 @@ struct Feature {
   const char* name;
   bool present;
 };
+
+bool cpuid_bit(unsigned leaf, int reg, int bit) {
+  unsigned r[4] = {0, 0, 0, 0};
+  if (!__get_cpuid(leaf, &r[0], &r[1], &r[2], &r[3])) return false;
+  return (r[reg] >> bit) & 1u;
+}
+constexpr int kEcx = 2;
 
 std::vector<Feature> required_features(const std::string& arch) {
   __builtin_cpu_init();
@@ -27,9 +38,9 @@ std::vector<Feature> required_features(const std::string& arch) {
                        {"fma", (bool)__builtin_cpu_supports("fma")},
                        {"bmi", (bool)__builtin_cpu_supports("bmi")},
                        {"bmi2", (bool)__builtin_cpu_supports("bmi2")},
-                       {"f16c", (bool)__builtin_cpu_supports("f16c")},
-                       {"lzcnt", (bool)__builtin_cpu_supports("lzcnt")},
-                       {"movbe", (bool)__builtin_cpu_supports("movbe")}});
+                       {"f16c", cpuid_bit(1, kEcx, 29)},
+                       {"lzcnt", cpuid_bit(0x80000001u, kEcx, 5)},
+                       {"movbe", cpuid_bit(1, kEcx, 22)}});
   }
   if (arch == "v4") {
     f.insert(f.end(), {{"avx512f", (bool)__builtin_cpu_supports("avx512f")},

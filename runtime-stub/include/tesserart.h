@@ -114,15 +114,23 @@ TSR_API tsr_status tsr_archive_open_memory(const void* data, size_t size,
                                            tsr_archive** out_archive);
 TSR_API void tsr_archive_close(tsr_archive* archive); /* NULL is a no-op */
 
-/* Checks the index SHA-256, every blob's SHA-256 and that all padding is
- * zero; the first problem goes to message (may be NULL). Open already
- * checked the header hash, the index CRC-32C and the index structure. */
+/* Checks the index SHA-256, every kernel's records (open checks only the
+ * kernel table and record ranges; the rest on a kernel's first use), blob
+ * order across kernels, every blob's SHA-256 and that all padding is zero;
+ * the first problem goes to message (may be NULL). Open already checked the
+ * header hash, the index CRC-32C and the index layout. */
 TSR_API tsr_status tsr_archive_verify(tsr_archive* archive, char* message, size_t message_size);
 
-/* One line about the last blob-hash or load failure on this archive ("" if none). */
+/* One line about the last blob-hash, kernel-record (select, blob, load) or
+ * load failure on this archive ("" if none). */
 TSR_API const char* tsr_archive_last_message(const tsr_archive* archive);
 
 /* ---- introspection ------------------------------------------------------ */
+/* An accessor that reads a kernel's own records (bindings, dims, variants,
+ * their metadata, verdicts, blobs; also tsr_archive_kernel_at, select and
+ * load) first checks them, once per kernel and archive: TSR_ERROR_CORRUPT
+ * when they are invalid, from every such accessor of that kernel. The index
+ * CRC-32C at open still catches any changed index byte. */
 typedef struct tsr_archive_info {
   uint16_t major, minor;
   size_t kernel_count;

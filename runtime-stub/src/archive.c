@@ -20,11 +20,13 @@ static tsr_status finish_open(struct tsr_archive* a, uint64_t data_len,
   if (s == TSR_OK) {
     size_t n = a->vars.count ? a->vars.count : 1;
     a->blob_state = (uint8_t*)calloc(n, 1);
-    if (!a->blob_state || (a->fd >= 0 && !(a->blob_copy = (uint8_t**)calloc(n, sizeof(uint8_t*)))))
+    a->kernel_state = (unsigned char*)calloc(a->kern.count ? a->kern.count : 1, 1);
+    if (!a->blob_state || !a->kernel_state || (a->fd >= 0 && !(a->blob_copy = (uint8_t**)calloc(n, sizeof(uint8_t*)))))
       s = TSR_ERROR_OUT_OF_MEMORY;
   }
   if (s == TSR_OK && options && (options->flags & TSR_OPEN_VERIFY_BLOBS)) {
-    s = tsr_map_all(a);
+    s = tsr_check_all_kernels(a, a->message, sizeof a->message);
+    if (s == TSR_OK) s = tsr_map_all(a);
     for (uint32_t v = 0; v < a->vars.count && s == TSR_OK; ++v) s = tsr_blob_check(a, v, 1);
     if (s != TSR_OK) tsr_set_message(msg, msg_size, "%s", a->message);
   }
@@ -192,6 +194,7 @@ void tsr_archive_close(tsr_archive* a) {
   free(a->head_copy);
   if (a->fd >= 0) close(a->fd);
   free(a->blob_state);
+  free(a->kernel_state);
   free(a);
 }
 
@@ -240,6 +243,10 @@ tsr_status tsr_archive_verify(tsr_archive* a, char* msg, size_t msg_size) {
     tsr_set_message(msg, msg_size, "archive index sha256 mismatch");
     return TSR_ERROR_CHECKSUM;
   }
+  /* Open checked only each kernel's record ranges; the rest of every
+   * kernel's records, and blob order across kernels, are checked here. */
+  tsr_status checked = tsr_check_all_kernels(a, msg, msg_size);
+  if (checked != TSR_OK) return checked;
   uint32_t header_size = tsr_le32(a->data + 12);
   if (!all_zero(a->data + header_size, tsr_le64(a->data + 24) - header_size)) {
     tsr_set_message(msg, msg_size, "nonzero padding after the header");

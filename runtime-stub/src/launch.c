@@ -26,6 +26,8 @@ tsr_status tsr_kernel_load(tsr_archive* a, const char* name, const tsr_select_op
     tsr_set_message(a->message, sizeof a->message, "no kernel named '%s' in the archive", name);
     return s;
   }
+  /* A kernel whose records fail their first-use check: its reason, not a status string. */
+  if ((s = tsr_kernel_check(a, index, a->message, sizeof a->message)) != TSR_OK) return s;
   tsr_selection sel;
   if ((s = tsr_kernel_select(a, index, options, &sel)) != TSR_OK) {
     tsr_set_message(a->message, sizeof a->message, "kernel '%s': %s", name, tsr_status_string(s));

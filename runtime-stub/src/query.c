@@ -1,6 +1,15 @@
-/* Read-only accessors over a parsed archive. Records were validated by
- * reader.c at open, so these only check the caller's indices. */
+/* Read-only accessors over a parsed archive. Open validated the kernel table
+ * and record ranges; an accessor that reads a kernel's own records first
+ * runs that kernel's check (tsr_kernel_check, cached), then the caller's
+ * indices. */
 #include "tsr_internal.h"
+
+/* TSR_ERROR_INVALID_ARGUMENT for a kernel index out of range,
+ * TSR_ERROR_CORRUPT for a kernel whose records fail their check. */
+static tsr_status kernel_ready(const struct tsr_archive* a, size_t kernel, char* msg, size_t msg_size) {
+  if (kernel >= a->kern.count) return TSR_ERROR_INVALID_ARGUMENT;
+  return tsr_kernel_check(a, kernel, msg, msg_size);
+}
 
 const uint8_t* tsr_kernel_rec(const struct tsr_archive* a, size_t kernel) {
   return kernel < a->kern.count ? tsr_rec(&a->kern, (uint32_t)kernel) : NULL;
@@ -73,6 +82,8 @@ tsr_status tsr_archive_metadata_find(const tsr_archive* a, const char* key, cons
 
 tsr_status tsr_archive_kernel_at(const tsr_archive* a, size_t kernel, tsr_kernel_info* out) {
   if (!a || !out) return TSR_ERROR_NULL_ARGUMENT;
+  tsr_status s = kernel_ready(a, kernel, NULL, 0);
+  if (s != TSR_OK) return s;
   const uint8_t* kr = tsr_kernel_rec(a, kernel);
   if (!kr) return TSR_ERROR_INVALID_ARGUMENT;
   out->name = tsr_str_at(a, kr);
@@ -108,6 +119,8 @@ tsr_status tsr_archive_find_kernel(const tsr_archive* a, const char* name, size_
 tsr_status tsr_kernel_binding_at(const tsr_archive* a, size_t kernel, size_t binding,
                                  tsr_binding_info* out) {
   if (!a || !out) return TSR_ERROR_NULL_ARGUMENT;
+  tsr_status s = kernel_ready(a, kernel, NULL, 0);
+  if (s != TSR_OK) return s;
   const uint8_t* br = binding_rec(a, kernel, binding);
   if (!br) return TSR_ERROR_INVALID_ARGUMENT;
   out->name = tsr_str_at(a, br);
@@ -120,6 +133,8 @@ tsr_status tsr_kernel_binding_at(const tsr_archive* a, size_t kernel, size_t bin
 tsr_status tsr_kernel_dim_at(const tsr_archive* a, size_t kernel, size_t binding, size_t dim,
                              tsr_dim_info* out) {
   if (!a || !out) return TSR_ERROR_NULL_ARGUMENT;
+  tsr_status s = kernel_ready(a, kernel, NULL, 0);
+  if (s != TSR_OK) return s;
   const uint8_t* br = binding_rec(a, kernel, binding);
   if (!br || dim >= tsr_le32(br + 16)) return TSR_ERROR_INVALID_ARGUMENT;
   const uint8_t* dr = tsr_rec(&a->dims, tsr_le32(br + 12) + (uint32_t)dim);
@@ -141,6 +156,8 @@ tsr_status tsr_kernel_dim_at(const tsr_archive* a, size_t kernel, size_t binding
 tsr_status tsr_kernel_variant_at(const tsr_archive* a, size_t kernel, size_t variant,
                                  tsr_variant_info* out) {
   if (!a || !out) return TSR_ERROR_NULL_ARGUMENT;
+  tsr_status s = kernel_ready(a, kernel, NULL, 0);
+  if (s != TSR_OK) return s;
   const uint8_t* vr = tsr_variant_rec(a, kernel, variant, NULL);
   if (!vr) return TSR_ERROR_INVALID_ARGUMENT;
   out->artifact_kind = vr[4] <= TSR_ARTIFACT_XCLBIN ? (tsr_artifact_kind)vr[4] : TSR_ARTIFACT_UNKNOWN;
@@ -159,6 +176,8 @@ tsr_status tsr_kernel_variant_at(const tsr_archive* a, size_t kernel, size_t var
 tsr_status tsr_variant_metadata_at(const tsr_archive* a, size_t kernel, size_t variant, size_t i,
                                    const char** out_key, const char** out_value) {
   if (!a) return TSR_ERROR_NULL_ARGUMENT;
+  tsr_status s = kernel_ready(a, kernel, NULL, 0);
+  if (s != TSR_OK) return s;
   const uint8_t* vr = tsr_variant_rec(a, kernel, variant, NULL);
   if (!vr) return TSR_ERROR_INVALID_ARGUMENT;
   return meta_at(a, &a->vmet, tsr_le32(vr + 96), tsr_le32(vr + 100), i, out_key, out_value);
@@ -167,6 +186,8 @@ tsr_status tsr_variant_metadata_at(const tsr_archive* a, size_t kernel, size_t v
 tsr_status tsr_variant_metadata_find(const tsr_archive* a, size_t kernel, size_t variant,
                                      const char* key, const char** out_value) {
   if (!a) return TSR_ERROR_NULL_ARGUMENT;
+  tsr_status s = kernel_ready(a, kernel, NULL, 0);
+  if (s != TSR_OK) return s;
   const uint8_t* vr = tsr_variant_rec(a, kernel, variant, NULL);
   if (!vr) return TSR_ERROR_INVALID_ARGUMENT;
   return meta_find(a, &a->vmet, tsr_le32(vr + 96), tsr_le32(vr + 100), key, out_value);
@@ -175,10 +196,12 @@ tsr_status tsr_variant_metadata_find(const tsr_archive* a, size_t kernel, size_t
 tsr_status tsr_variant_blob(tsr_archive* a, size_t kernel, size_t variant, const void** out_data,
                             size_t* out_size) {
   if (!a || !out_data || !out_size) return TSR_ERROR_NULL_ARGUMENT;
+  tsr_status s = kernel_ready(a, kernel, a->message, sizeof a->message);
+  if (s != TSR_OK) return s;
   uint32_t g = 0;
   const uint8_t* vr = tsr_variant_rec(a, kernel, variant, &g);
   if (!vr) return TSR_ERROR_INVALID_ARGUMENT;
-  tsr_status s = tsr_blob_check(a, g, 0);
+  s = tsr_blob_check(a, g, 0);
   if (s != TSR_OK) return s;
   *out_data = tsr_blob_bytes(a, g);   /* read by the check above */
   *out_size = (size_t)tsr_le64(vr + 56);
@@ -188,6 +211,8 @@ tsr_status tsr_variant_blob(tsr_archive* a, size_t kernel, size_t variant, const
 tsr_status tsr_kernel_verdict_at(const tsr_archive* a, size_t kernel, size_t verdict,
                                  tsr_verdict_info* out) {
   if (!a || !out) return TSR_ERROR_NULL_ARGUMENT;
+  tsr_status s = kernel_ready(a, kernel, NULL, 0);
+  if (s != TSR_OK) return s;
   const uint8_t* kr = tsr_kernel_rec(a, kernel);
   if (!kr || verdict >= tsr_le32(kr + 52)) return TSR_ERROR_INVALID_ARGUMENT;
   const uint8_t* r = tsr_rec(&a->verd, tsr_le32(kr + 48) + (uint32_t)verdict);

@@ -1,6 +1,8 @@
-/* The archive parser: validates header, checksums and every index record of a
- * .tfat file (docs/archive-format.md, format 1.x) before anything uses them.
- * All input is untrusted; every offset and count goes through tsr_range_ok. */
+/* The archive parser: validates header, checksums, table bounds, the kernel
+ * table and record ownership of a .tfat file (docs/archive-format.md, format
+ * 1.x) at open, and the rest of each kernel's records on its first use
+ * (tsr_kernel_check). All input is untrusted; every offset and count goes
+ * through tsr_range_ok. */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -17,15 +19,11 @@ const char* tsr_str_at(const struct tsr_archive* a, const uint8_t* ref) {
 
 /* A string reference is valid when its bytes and the terminating NUL lie in
  * STRS and it has no embedded NUL: the first NUL at or after offset is at
- * offset + length. nul_bits (one bit per STRS byte, set for NUL) turns that
- * into a word or two of bit tests per reference, whatever the length. */
+ * offset + length. */
 static int str_ok(const struct tsr_archive* a, const uint8_t* ref) {
   uint64_t off = tsr_le32(ref), len = tsr_le32(ref + 4);
   if (!tsr_range_ok(off, len + 1, a->strs_size) || a->strs[off + len] != 0) return 0;
-  const uint64_t* bits = a->nul_bits;
-  uint64_t w = off >> 6, word = bits[w] & (~0ull << (off & 63));
-  while (word == 0) word = bits[++w];   /* stops at the NUL at off + len at the latest */
-  return (w << 6) + (uint64_t)__builtin_ctzll(word) == off + len;
+  return memchr(a->strs + off, 0, (size_t)len) == NULL;
 }
 
 static int str_cmp(const struct tsr_archive* a, const uint8_t* x, const uint8_t* y) {
@@ -79,23 +77,46 @@ static int target_sorted(const struct tsr_archive* a, const uint8_t* prev, const
   return c < 0;
 }
 
-static tsr_status check_kernel(struct tsr_archive* a, uint32_t k, uint64_t* next_bind,
-                               uint64_t* next_dim, uint64_t* next_var, uint64_t* next_vmeta,
-                               uint64_t* next_verd, uint64_t* blob_end, char* msg,
-                               size_t msg_size) {
+/* At open: the kernel's name (binary search depends on sorted names) and the
+ * ranges of records it owns, integer checks only. */
+static tsr_status open_kernel(struct tsr_archive* a, uint32_t k, uint64_t* next_bind,
+                              uint64_t* next_dim, uint64_t* next_var, uint64_t* next_vmeta,
+                              uint64_t* next_verd, char* msg, size_t msg_size) {
   const uint8_t* kr = tsr_rec(&a->kern, k);
-  if (!strs_ok(a, kr, 0, 4)) FAIL(TSR_ERROR_CORRUPT, "kernel %u: bad string reference", k);
+  if (!str_ok(a, kr)) FAIL(TSR_ERROR_CORRUPT, "kernel %u: bad string reference", k);
   const char* name = tsr_str_at(a, kr);
   if (tsr_le32(kr + 4) == 0) FAIL(TSR_ERROR_CORRUPT, "kernel %u: empty name", k);
   if (k > 0 && str_cmp(a, tsr_rec(&a->kern, k - 1), kr) >= 0)
     FAIL(TSR_ERROR_CORRUPT, "kernel '%s': names not strictly sorted", name);
-  if (tsr_le32(kr + 12) != 64) FAIL(TSR_ERROR_CORRUPT, "kernel '%s': identity is not 64 hex digits", name);
   uint32_t fb = tsr_le32(kr + 32), nb = tsr_le32(kr + 36);
   uint32_t fv = tsr_le32(kr + 40), nv = tsr_le32(kr + 44);
   uint32_t fd = tsr_le32(kr + 48), nd = tsr_le32(kr + 52);
   if (!take_range(next_bind, fb, nb, a->bind.count) || !take_range(next_var, fv, nv, a->vars.count) ||
       !take_range(next_verd, fd, nd, a->verd.count))
     FAIL(TSR_ERROR_CORRUPT, "kernel '%s': binding, variant or verdict range out of place", name);
+  for (uint32_t i = 0; i < nb; ++i) {
+    const uint8_t* br = tsr_rec(&a->bind, fb + i);
+    if (!take_range(next_dim, tsr_le32(br + 12), tsr_le32(br + 16), a->dims.count))
+      FAIL(TSR_ERROR_CORRUPT, "kernel '%s': binding %u dim range out of place", name, i);
+  }
+  for (uint32_t i = 0; i < nv; ++i) {
+    const uint8_t* vr = tsr_rec(&a->vars, fv + i);
+    if (!take_range(next_vmeta, tsr_le32(vr + 96), tsr_le32(vr + 100), a->vmet.count))
+      FAIL(TSR_ERROR_CORRUPT, "kernel '%s': variant %u metadata range out of place", name, i);
+  }
+  return TSR_OK;
+}
+
+/* On first use: everything else about the records kernel k owns. Their
+ * ranges were checked at open. */
+static tsr_status check_kernel(const struct tsr_archive* a, uint32_t k, char* msg, size_t msg_size) {
+  const uint8_t* kr = tsr_rec(&a->kern, k);
+  if (!strs_ok(a, kr, 1, 3)) FAIL(TSR_ERROR_CORRUPT, "kernel %u: bad string reference", k);
+  const char* name = tsr_str_at(a, kr);
+  if (tsr_le32(kr + 12) != 64) FAIL(TSR_ERROR_CORRUPT, "kernel '%s': identity is not 64 hex digits", name);
+  uint32_t fb = tsr_le32(kr + 32), nb = tsr_le32(kr + 36);
+  uint32_t fv = tsr_le32(kr + 40), nv = tsr_le32(kr + 44);
+  uint32_t fd = tsr_le32(kr + 48), nd = tsr_le32(kr + 52);
 
   /* Bindings: role order in, out, scalar; scalars are i64 without dims. */
   uint32_t scalars = 0;
@@ -108,8 +129,6 @@ static tsr_status check_kernel(struct tsr_archive* a, uint32_t k, uint64_t* next
     if (role == TSR_ROLE_SCALAR ? (dtype != TSR_DTYPE_I64 || tsr_le32(br + 16) != 0)
                                 : (dtype < TSR_DTYPE_F32 || dtype > TSR_DTYPE_BF16))
       FAIL(TSR_ERROR_CORRUPT, "kernel '%s': binding %u has a bad dtype", name, i);
-    if (!take_range(next_dim, tsr_le32(br + 12), tsr_le32(br + 16), a->dims.count))
-      FAIL(TSR_ERROR_CORRUPT, "kernel '%s': binding %u dim range out of place", name, i);
     scalars += role == TSR_ROLE_SCALAR;
   }
   for (uint32_t i = 0; i < nb; ++i) {
@@ -122,6 +141,9 @@ static tsr_status check_kernel(struct tsr_archive* a, uint32_t k, uint64_t* next
     }
   }
 
+  /* Blob ranges: aligned, inside the archive's blob region, in file order
+   * within the kernel; across kernels, tsr_check_all_kernels. */
+  uint64_t blob_end = a->blob_offset;
   for (uint32_t i = 0; i < nv; ++i) {
     const uint8_t* vr = tsr_rec(&a->vars, fv + i);
     if (tsr_le32(vr) != k || !strs_ok(a, vr + 8, 0, 5))
@@ -129,14 +151,11 @@ static tsr_status check_kernel(struct tsr_archive* a, uint32_t k, uint64_t* next
     if (i > 0 && !target_sorted(a, tsr_rec(&a->vars, fv + i - 1), vr, 8))
       FAIL(TSR_ERROR_CORRUPT, "kernel '%s': variants not strictly sorted by target", name);
     uint64_t off = tsr_le64(vr + 48), size = tsr_le64(vr + 56);
-    if (off % a->blob_alignment != 0 || off < *blob_end || !tsr_range_ok(off, size, a->size))
+    if (off % a->blob_alignment != 0 || off < blob_end || !tsr_range_ok(off, size, a->size))
       FAIL(TSR_ERROR_CORRUPT, "kernel '%s': variant %u blob range [%llu, +%llu) is invalid", name, i,
            (unsigned long long)off, (unsigned long long)size);
-    *blob_end = off + size;
-    uint32_t fm = tsr_le32(vr + 96), nm = tsr_le32(vr + 100);
-    if (!take_range(next_vmeta, fm, nm, a->vmet.count))
-      FAIL(TSR_ERROR_CORRUPT, "kernel '%s': variant %u metadata range out of place", name, i);
-    tsr_status s = check_meta(a, &a->vmet, fm, nm, name, msg, msg_size);
+    blob_end = off + size;
+    tsr_status s = check_meta(a, &a->vmet, tsr_le32(vr + 96), tsr_le32(vr + 100), name, msg, msg_size);
     if (s != TSR_OK) return s;
   }
   for (uint32_t i = 0; i < nd; ++i) {
@@ -145,6 +164,39 @@ static tsr_status check_kernel(struct tsr_archive* a, uint32_t k, uint64_t* next
       FAIL(TSR_ERROR_CORRUPT, "kernel '%s': verdict %u has a bad string", name, i);
     if (i > 0 && !target_sorted(a, tsr_rec(&a->verd, fd + i - 1), dr, 0))
       FAIL(TSR_ERROR_CORRUPT, "kernel '%s': verdicts not strictly sorted by target", name);
+  }
+  return TSR_OK;
+}
+
+tsr_status tsr_kernel_check(const struct tsr_archive* a, size_t k, char* msg, size_t msg_size) {
+  unsigned char* state = &a->kernel_state[k];
+  unsigned char st = __atomic_load_n(state, __ATOMIC_ACQUIRE);
+  if (st == TSR_KERNEL_OK) return TSR_OK;
+  if (st == TSR_KERNEL_BAD && !msg) return TSR_ERROR_CORRUPT;
+  /* Unchecked, or bad and the caller wants the reason: (re)run the check.
+   * It only reads the archive, so racing threads compute the same state. */
+  tsr_status s = check_kernel(a, (uint32_t)k, msg, msg_size);
+  __atomic_store_n(state, s == TSR_OK ? TSR_KERNEL_OK : TSR_KERNEL_BAD, __ATOMIC_RELEASE);
+  return s;
+}
+
+tsr_status tsr_check_all_kernels(const struct tsr_archive* a, char* msg, size_t msg_size) {
+  for (uint32_t k = 0; k < a->kern.count; ++k) {
+    tsr_status s = tsr_kernel_check(a, k, msg, msg_size);
+    if (s != TSR_OK) return s;
+  }
+  /* Blob ranges in file order across kernels (within one, checked above). */
+  uint64_t blob_end = a->blob_offset;
+  for (uint32_t v = 0; v < a->vars.count; ++v) {
+    const uint8_t* vr = tsr_rec(&a->vars, v);
+    uint64_t off = tsr_le64(vr + 48), size = tsr_le64(vr + 56);
+    if (off < blob_end) {
+      const uint8_t* kr = tsr_rec(&a->kern, tsr_le32(vr));
+      FAIL(TSR_ERROR_CORRUPT, "kernel '%s': variant %u blob range [%llu, +%llu) is invalid",
+           tsr_str_at(a, kr), v - tsr_le32(kr + 40), (unsigned long long)off,
+           (unsigned long long)size);
+    }
+    blob_end = off + size;
   }
   return TSR_OK;
 }
@@ -202,10 +254,7 @@ static tsr_status parse_header(struct tsr_archive* a, const uint8_t* d, uint64_t
 static tsr_status parse_index(struct tsr_archive* a, uint64_t data_len, char* msg, size_t msg_size);
 
 tsr_status tsr_parse(struct tsr_archive* a, uint64_t data_len, char* msg, size_t msg_size) {
-  tsr_status s = parse_index(a, data_len, msg, msg_size);
-  free(a->nul_bits);
-  a->nul_bits = NULL;
-  return s;
+  return parse_index(a, data_len, msg, msg_size);
 }
 
 static tsr_status parse_index(struct tsr_archive* a, uint64_t data_len, char* msg, size_t msg_size) {
@@ -246,18 +295,12 @@ static tsr_status parse_index(struct tsr_archive* a, uint64_t data_len, char* ms
   }
   a->strs = payload[0];
   a->strs_size = payload_size[0];
-  a->nul_bits = (uint64_t*)calloc((size_t)(a->strs_size / 64 + 1), sizeof(uint64_t));
-  if (!a->nul_bits) FAIL(TSR_ERROR_OUT_OF_MEMORY, "out of memory");
-  for (uint64_t i = 0; i < a->strs_size; ++i)
-    a->nul_bits[i >> 6] |= (uint64_t)(a->strs[i] == 0) << (i & 63);
 
   s = check_meta(a, &a->amet, 0, a->amet.count, "archive", msg, msg_size);
   if (s != TSR_OK) return s;
   uint64_t next_bind = 0, next_dim = 0, next_var = 0, next_vmeta = 0, next_verd = 0;
-  uint64_t blob_end = a->blob_offset;
   for (uint32_t k = 0; k < a->kern.count; ++k) {
-    s = check_kernel(a, k, &next_bind, &next_dim, &next_var, &next_vmeta, &next_verd, &blob_end,
-                     msg, msg_size);
+    s = open_kernel(a, k, &next_bind, &next_dim, &next_var, &next_vmeta, &next_verd, msg, msg_size);
     if (s != TSR_OK) return s;
   }
   if (next_bind != a->bind.count || next_dim != a->dims.count || next_var != a->vars.count ||

@@ -106,6 +106,8 @@ tsr_status tsr_kernel_select(tsr_archive* a, size_t kernel, const tsr_select_opt
                              tsr_selection* out) {
   if (!a || !out) return TSR_ERROR_NULL_ARGUMENT;
   if (kernel >= a->kern.count) return TSR_ERROR_INVALID_ARGUMENT;
+  tsr_status checked = tsr_kernel_check(a, kernel, a->message, sizeof a->message);
+  if (checked != TSR_OK) return checked;
   int device_seen = 0;
   long v;
   char name[64];

@@ -70,15 +70,31 @@ struct tsr_archive {
   uint32_t blob_alignment;
   const uint8_t* strs;
   uint64_t strs_size;
-  uint64_t* nul_bits;       /* during tsr_parse only: bit i set when strs[i] == 0 */
   tsr_table amet, kern, bind, dims, vars, vmet, verd;
   uint8_t* blob_state;      /* one per VARS record */
+  /* One TSR_KERNEL_* per KERN record, read and written only with __atomic
+   * builtins: const accessors record the first-use check of a kernel here,
+   * and concurrent readers of one archive may race to do it. */
+  unsigned char* kernel_state;
   char message[256];        /* last failure of a load on this archive */
 };
 
-/* reader.c: validates header, hashes and index; fills a (data/size set). */
+/* Per-kernel lazy state: the records a kernel owns are checked on first use. */
+enum { TSR_KERNEL_UNCHECKED = 0, TSR_KERNEL_OK = 1, TSR_KERNEL_BAD = 2 };
+
+/* reader.c: validates header, hashes, table bounds, the kernel table (names),
+ * the archive metadata and each kernel's record ranges; fills a (data/size
+ * set). The rest of each kernel's records is checked by tsr_kernel_check. */
 tsr_status tsr_parse(struct tsr_archive* a, uint64_t data_len, char* msg, size_t msg_size);
-/* Reads a string reference already validated by tsr_parse. */
+/* TSR_OK once kernel k's own records (strings, enums, dims, variants, blob
+ * ranges within the kernel, metadata, verdicts) are valid; TSR_ERROR_CORRUPT
+ * with the reason in msg (may be NULL) otherwise. k < kern.count. The result
+ * is cached in a->kernel_state; safe to call concurrently. */
+tsr_status tsr_kernel_check(const struct tsr_archive* a, size_t k, char* msg, size_t msg_size);
+/* Every kernel's check plus the checks across kernels (blob ranges in file
+ * order without overlap): tsr_archive_verify and TSR_OPEN_VERIFY_BLOBS. */
+tsr_status tsr_check_all_kernels(const struct tsr_archive* a, char* msg, size_t msg_size);
+/* Reads a string reference already validated (tsr_parse / tsr_kernel_check). */
 const char* tsr_str_at(const struct tsr_archive* a, const uint8_t* ref);
 
 /* sha256.c: the portable path only (tests compare it with SHA-NI and OpenSSL). */

@@ -101,6 +101,76 @@ TEST(ArchiveCorruption, IndexWithAMatchingCrcButAWrongSha256FailsVerify) {
   EXPECT_EQ(v.error().message(), "archive index sha256 mismatch");
 }
 
+// Rewrites the index CRC-32C and SHA-256 and the header SHA-256 after an
+// edit of the index, so the edit reaches the structural checks.
+void reseal(std::vector<uint8_t>& b) {
+  const size_t index_off = le(b, 24, 8), index_size = le(b, 32, 8);
+  put_le(b, 52, tsr_crc32c(&b[index_off], index_size), 4);
+  std::vector<uint8_t> h = sha256(&b[index_off], index_size);
+  std::copy(h.begin(), h.end(), b.begin() + 64);
+  std::fill(b.begin() + 96, b.begin() + 128, 0);
+  h = sha256(b.data(), le(b, 12, 4));
+  std::copy(h.begin(), h.end(), b.begin() + 96);
+}
+
+// Open checks the kernel table and record ranges; the rest of a kernel's
+// records on its first use. A bad dtype in one kernel (checksums resealed)
+// opens, fails every accessor of that kernel, leaves the other kernel
+// usable, and fails verify and TSR_OPEN_VERIFY_BLOBS with the same reason.
+TEST(ArchiveCorruption, BadKernelRecordIsDetectedOnFirstUseAndByVerify) {
+  std::vector<uint8_t> b = sample_bytes();
+  auto secs = sections(b);
+  const size_t kern = secs["KERN"].first, bind = secs["BIND"].first;
+  ASSERT_EQ(le(b, kern + 4, 4), 2u);
+  const size_t kern_rec = le(b, kern, 4), bind_rec = le(b, bind, 4);
+  // Kernels are sorted by name: "scale" (0), "vadd" (1).
+  const size_t vadd_first_binding = le(b, kern + 8 + kern_rec + 32, 4);
+  b[bind + 8 + vadd_first_binding * bind_rec + 9] = 0xee;   // dtype of "in0"
+  reseal(b);
+  const std::string reason = "kernel 'vadd': binding 0 has a bad dtype";
+
+  tsr_archive* a = nullptr;
+  ASSERT_EQ(tsr_archive_open_memory(b.data(), b.size(), nullptr, &a), TSR_OK);
+  size_t k = 9;
+  ASSERT_EQ(tsr_archive_find_kernel(a, "vadd", &k), TSR_OK);
+  EXPECT_EQ(k, 1u);
+  tsr_kernel_info ki;
+  tsr_binding_info bi;
+  tsr_variant_info vi;
+  tsr_verdict_info di;
+  const char *key, *value;
+  const void* blob;
+  size_t blob_size;
+  tsr_selection sel;
+  for (int pass = 0; pass < 2; ++pass) {   // the second pass reads the cached state
+    EXPECT_EQ(tsr_archive_kernel_at(a, 1, &ki), TSR_ERROR_CORRUPT);
+    EXPECT_EQ(tsr_kernel_binding_at(a, 1, 0, &bi), TSR_ERROR_CORRUPT);
+    EXPECT_EQ(tsr_kernel_variant_at(a, 1, 0, &vi), TSR_ERROR_CORRUPT);
+    EXPECT_EQ(tsr_variant_metadata_find(a, 1, 0, "cuda.block", &value), TSR_ERROR_CORRUPT);
+    EXPECT_EQ(tsr_kernel_verdict_at(a, 1, 0, &di), TSR_ERROR_CORRUPT);
+    EXPECT_EQ(tsr_variant_blob(a, 1, 0, &blob, &blob_size), TSR_ERROR_CORRUPT);
+    EXPECT_EQ(tsr_archive_last_message(a), reason);
+    EXPECT_EQ(tsr_kernel_select(a, 1, nullptr, &sel), TSR_ERROR_CORRUPT);
+  }
+  EXPECT_EQ(tsr_archive_kernel_at(a, 2, &ki), TSR_ERROR_INVALID_ARGUMENT);
+  ASSERT_EQ(tsr_archive_kernel_at(a, 0, &ki), TSR_OK);
+  EXPECT_STREQ(ki.name, "scale");
+  EXPECT_EQ(tsr_kernel_variant_at(a, 0, 0, &vi), TSR_OK);
+  EXPECT_EQ(tsr_variant_metadata_at(a, 0, 0, 0, &key, &value), TSR_OK);
+  tsr_kernel* kernel = nullptr;
+  EXPECT_EQ(tsr_kernel_load(a, "vadd", nullptr, &kernel), TSR_ERROR_CORRUPT);
+  EXPECT_EQ(kernel, nullptr);
+  EXPECT_EQ(tsr_archive_last_message(a), reason);
+  char msg[256] = "";
+  EXPECT_EQ(tsr_archive_verify(a, msg, sizeof msg), TSR_ERROR_CORRUPT);
+  EXPECT_EQ(std::string(msg), reason);
+  tsr_archive_close(a);
+
+  std::string message;
+  EXPECT_EQ(open_status(b, TSR_OPEN_VERIFY_BLOBS, &message), TSR_ERROR_CORRUPT);
+  EXPECT_EQ(message, reason);
+}
+
 TEST(ArchiveCorruption, FlipInABlobOfAFileIsDetectedOnFirstUse) {
   std::vector<uint8_t> b = sample_bytes();
   tsr_archive* a = nullptr;

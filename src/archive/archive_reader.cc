@@ -2,12 +2,9 @@
 // copies what the accessors return into ArchiveContents.
 #include "archive/archive_reader.h"
 
-#include <cerrno>
-#include <cstring>
-#include <fstream>
-#include <iterator>
 #include <memory>
 
+#include "support/file_io.h"
 #include "support/sha256.h"
 #include "tesserart.h"
 
@@ -133,13 +130,6 @@ Status verify_archive(std::span<const uint8_t> bytes) {
   return ok();
 }
 
-Expected<std::vector<uint8_t>> read_file_bytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return invalid_input(path + ": cannot open: " + std::strerror(errno));
-  std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) return invalid_input(path + ": read error");
-  return bytes;
-}
 
 Expected<ArchiveContents> read_archive_file(const std::string& path) {
   Expected<std::vector<uint8_t>> bytes = read_file_bytes(path);

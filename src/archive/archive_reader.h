@@ -23,6 +23,4 @@ Expected<ArchiveContents> read_archive_file(const std::string& path);
 Status verify_archive(std::span<const uint8_t> bytes);
 Status verify_archive_file(const std::string& path);
 
-Expected<std::vector<uint8_t>> read_file_bytes(const std::string& path);
-
 }  // namespace tsr

@@ -2,18 +2,14 @@
 // aligned index sections, page-aligned blobs (docs/archive-format.md).
 #include "archive/archive_writer.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
-#include <cerrno>
 #include <cstring>
-#include <filesystem>
 #include <set>
 #include <unordered_map>
 
+#include "support/file_io.h"
 #include "support/sha256.h"
 #include "tesserart.h"
 
@@ -301,47 +297,11 @@ Expected<std::vector<uint8_t>> serialize_archive(const ArchiveContents& contents
   return std::move(out.bytes);
 }
 
-Status write_file_atomically(const std::vector<uint8_t>& bytes, const std::string& path) {
-  namespace fs = std::filesystem;
-  fs::path target(path);
-  fs::path dir = target.parent_path().empty() ? fs::path(".") : target.parent_path();
-  std::string tmpl = (dir / ("." + target.filename().string() + ".tmp.XXXXXX")).string();
-  std::vector<char> name(tmpl.begin(), tmpl.end());
-  name.push_back('\0');
-  int fd = mkstemp(name.data());
-  if (fd < 0) return toolchain_error("cannot create a temporary file in '" + dir.string() + "': " + std::strerror(errno));
-  auto fail = [&](const std::string& what) -> Status {
-    std::string why = std::strerror(errno);
-    close(fd);
-    unlink(name.data());
-    return toolchain_error(what + " '" + path + "': " + why);
-  };
-  // A fixed mode: umask() cannot be read without changing it under other threads.
-  if (fchmod(fd, 0644) != 0) return fail("cannot set permissions of");
-  size_t done = 0;
-  while (done < bytes.size()) {
-    ssize_t w = write(fd, bytes.data() + done, bytes.size() - done);
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) return fail("cannot write");
-    done += size_t(w);
-  }
-  if (fsync(fd) != 0) return fail("cannot sync");
-  if (close(fd) != 0) {
-    unlink(name.data());
-    return toolchain_error("cannot write '" + path + "': " + std::strerror(errno));
-  }
-  if (rename(name.data(), path.c_str()) != 0) {
-    std::string why = std::strerror(errno);
-    unlink(name.data());
-    return toolchain_error("cannot rename the temporary file to '" + path + "': " + why);
-  }
-  return ok();
-}
 
 Status write_archive(const ArchiveContents& contents, const std::string& path) {
   Expected<std::vector<uint8_t>> bytes = serialize_archive(contents);
   if (!bytes) return bytes.take_error();
-  return write_file_atomically(*bytes, path);
+  return write_file_atomic(path, *bytes);
 }
 
 }  // namespace tsr

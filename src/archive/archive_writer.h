@@ -27,7 +27,4 @@ Expected<std::vector<uint8_t>> serialize_archive(const ArchiveContents& contents
 // renames it over `path`: readers never see a partial archive there.
 Status write_archive(const ArchiveContents& contents, const std::string& path);
 
-// Same, for bytes produced elsewhere (e.g. by merge).
-Status write_file_atomically(const std::vector<uint8_t>& bytes, const std::string& path);
-
 }  // namespace tsr

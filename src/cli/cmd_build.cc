@@ -16,7 +16,7 @@
 #include "driver/plan.h"
 #include "driver/qualify.h"
 #include "spec/spec_loader.h"
-#include "support/atomic_file.h"
+#include "support/file_io.h"
 #include "support/sha256.h"
 
 namespace tsr::cli {

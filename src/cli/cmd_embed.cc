@@ -1,15 +1,12 @@
 // tesserac embed FILE -o OUT.c|OUT.o [--symbol NAME]: link an archive into an
 // application; it is opened with tsr_archive_open_memory.
-#include <unistd.h>
-
 #include <cstdlib>
-#include <filesystem>
 #include <memory>
 
 #include "archive/archive_embed.h"
 #include "archive/archive_reader.h"
 #include "cli/commands.h"
-#include "support/atomic_file.h"
+#include "support/file_io.h"
 #include "support/subprocess.h"
 
 namespace tsr::cli {
@@ -31,27 +28,16 @@ int write_object(const std::string& source, const std::string& output) {
   std::string cc = find_in_path(env && *env ? env : "cc");
   if (cc.empty()) cc = find_in_path("clang-14");
   if (cc.empty()) return report_error("embed -o FILE.o needs a C compiler (set CC or install build-essential)", kExitToolchain);
-  const char* tmpdir = std::getenv("TMPDIR");
-  std::string tmpl = std::string(tmpdir && *tmpdir ? tmpdir : "/tmp") + "/tesserac-embed-XXXXXX";
-  if (!mkdtemp(tmpl.data())) return report_error("cannot create a scratch directory", kExitToolchain);
-  const std::string c_path = tmpl + "/archive.c", o_path = tmpl + "/archive.o";
-  Status wrote = write_file_atomic(c_path, source);
-  int rc = kExitOk;
-  if (!wrote.ok()) {
-    rc = report(wrote.error());
-  } else {
-    ProcessResult r = run_process({cc, "-std=c11", "-c", "-fPIC", "-O0", c_path, "-o", o_path});
-    if (r.exit_code != 0) {
-      rc = report_error(cc + " failed to compile the embedded archive:\n" + r.output, kExitToolchain);
-    } else {
-      Expected<std::vector<uint8_t>> object = read_file_bytes(o_path);
-      Status written = object ? write_file_atomic(output, *object) : Status(object.take_error());
-      if (!written.ok()) rc = report(written.error());
-    }
-  }
-  std::error_code ec;
-  std::filesystem::remove_all(tmpl, ec);
-  return rc;
+  Expected<ScratchDir> dir = ScratchDir::create("tesserac-embed");
+  if (!dir) return report(dir.error());
+  const std::string c_path = dir->path() + "/archive.c", o_path = dir->path() + "/archive.o";
+  if (Status wrote = write_file(c_path, source); !wrote.ok()) return report(wrote.error());
+  ProcessResult r = run_process({cc, "-std=c11", "-c", "-fPIC", "-O0", c_path, "-o", o_path});
+  if (r.exit_code != 0) return report_error(cc + " failed to compile the embedded archive:\n" + r.output, kExitToolchain);
+  Expected<std::vector<uint8_t>> object = read_file_bytes(o_path);
+  if (!object) return report(object.error());
+  Status written = write_file_atomic(output, *object);
+  return written.ok() ? kExitOk : report(written.error());
 }
 }  // namespace
 

@@ -6,7 +6,7 @@
 #include "driver/compile.h"
 #include "driver/plan.h"
 #include "spec/spec_loader.h"
-#include "support/atomic_file.h"
+#include "support/file_io.h"
 
 namespace tsr::cli {
 

@@ -6,6 +6,7 @@
 #include "archive/archive_inspect.h"
 #include "archive/archive_reader.h"
 #include "cli/commands.h"
+#include "support/file_io.h"
 
 namespace tsr::cli {
 

@@ -5,7 +5,7 @@
 #include "cli/commands.h"
 #include "driver/plan.h"
 #include "spec/spec_loader.h"
-#include "support/atomic_file.h"
+#include "support/file_io.h"
 
 namespace tsr::cli {
 

@@ -2,13 +2,12 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <map>
-#include <sstream>
 
 #include "codecs/codec.h"
 #include "spec/yaml_document.h"
 #include "spec/yaml_reader.h"
+#include "support/file_io.h"
 #include "targets/registry.h"
 
 namespace tsr {
@@ -132,13 +131,6 @@ std::optional<KernelSpec> decode_root(const YAML::Node& root, const std::string&
   return spec;
 }
 
-std::optional<std::string> read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 }  // namespace
 
@@ -187,12 +179,12 @@ std::vector<KernelSpec> load_specs(const std::vector<std::string>& paths, Diagno
   std::vector<KernelSpec> specs;
   std::map<std::string, SourceLocation> first_definition;
   for (const std::string& file : expand_spec_paths(paths, diag)) {
-    std::optional<std::string> text = read_file(file);
-    if (!text) {
+    Expected<std::vector<uint8_t>> bytes = read_file_bytes(file);
+    if (!bytes) {
       diag.error(SourceLocation{file, 0, 0}, "cannot read file");
       continue;
     }
-    std::optional<KernelSpec> spec = decode_spec(*text, file, diag);
+    std::optional<KernelSpec> spec = decode_spec(std::string(bytes->begin(), bytes->end()), file, diag);
     if (!spec) continue;
     auto [it, inserted] = first_definition.emplace(spec->name, spec->location);
     if (!inserted) {

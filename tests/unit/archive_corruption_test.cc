@@ -7,6 +7,7 @@
 #include <map>
 
 #include "archive/archive_reader.h"
+#include "support/file_io.h"
 #include "archive/archive_writer.h"
 #include "archive_test_support.h"
 #include "support/sha256.h"
@@ -180,7 +181,7 @@ TEST(ArchiveCorruption, FlipInABlobOfAFileIsDetectedOnFirstUse) {
   tsr_archive_close(a);
   b[vi.offset + vi.size - 1] ^= 0x04;
   const std::string path = ::testing::TempDir() + "/flipped_blob.tfat";
-  ASSERT_TRUE(write_file_atomically(b, path).ok());
+  ASSERT_TRUE(write_file_atomic(path, b).ok());
   ASSERT_EQ(tsr_archive_open_file(path.c_str(), nullptr, &a), TSR_OK);
   const void* data;
   size_t size;

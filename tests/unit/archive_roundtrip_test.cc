@@ -8,6 +8,7 @@
 #include "archive/archive_inspect.h"
 #include "archive/archive_merge.h"
 #include "archive/archive_reader.h"
+#include "support/file_io.h"
 #include "archive/archive_writer.h"
 #include "archive_test_support.h"
 #include "tesserart.h"
@@ -151,7 +152,7 @@ TEST(ArchiveReader, FileErrorsNameThePath) {
   Expected<std::vector<uint8_t>> bytes = read_file_bytes(path);
   ASSERT_TRUE(bytes.ok());
   (*bytes)[8] = 9;   // major version 9
-  ASSERT_TRUE(write_file_atomically(*bytes, path).ok());
+  ASSERT_TRUE(write_file_atomic(path, *bytes).ok());
   Expected<ArchiveContents> c = read_archive_file(path);
   ASSERT_FALSE(c.ok());
   EXPECT_EQ(c.error().message(), path + ": unsupported archive format version 9.0 (this reader reads 1.x)");

@@ -52,7 +52,7 @@ std::vector<Feature> required_features(const std::string& arch) {
   return f;
 }
 
-std::string cpu_model_name() {
+std::string read_cpu_model_name() {
   std::ifstream in("/proc/cpuinfo");
   std::string line;
   while (std::getline(in, line)) {
@@ -61,6 +61,12 @@ std::string cpu_model_name() {
     if (colon != std::string::npos && colon + 2 <= line.size()) return line.substr(colon + 2);
   }
   return "x86-64 CPU";
+}
+
+// Read once per process: every launch checks the tier, and the CPU does not change.
+const std::string& cpu_model_name() {
+  static const std::string name = read_cpu_model_name();
+  return name;
 }
 
 }  // namespace

@@ -20,6 +20,8 @@ class FamilyCodec {
   virtual int version() const = 0;
   // Keys this family adds to the common ones, in documentation order.
   virtual std::vector<std::string> keys() const = 0;
+  // Keys other families take that this one rejects in decode() with a reason.
+  virtual std::vector<std::string> rejected_keys() const { return {}; }
   // Reads the family keys of `spec_map` into `spec` (body, accumulate).
   // Returns false when it reported an error.
   virtual bool decode(const MapReader& spec_map, KernelSpec& spec) const = 0;

@@ -10,6 +10,7 @@ class ElementwiseCodec final : public FamilyCodec {
   Family family() const override { return Family::elementwise; }
   int version() const override { return 1; }
   std::vector<std::string> keys() const override { return {"ops", "shape"}; }
+  std::vector<std::string> rejected_keys() const override { return {"accumulate"}; }
 
   bool decode(const MapReader& m, KernelSpec& spec) const override {
     const size_t errors_before = m.diag().error_count();

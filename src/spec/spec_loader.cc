@@ -120,10 +120,7 @@ std::optional<KernelSpec> decode_root(const YAML::Node& root, const std::string&
   std::vector<std::string> allowed = common_keys();
   if (codec) {
     for (const std::string& k : codec->keys()) allowed.push_back(k);
-    // accumulate gets a specific message from the elementwise codec.
-    std::vector<std::string> check = allowed;
-    if (spec.family == Family::elementwise) check.push_back("accumulate");
-    m.check_keys(check);
+    m.check_keys(allowed, codec->rejected_keys());
     const bool body_ok = codec->decode(m, spec);
     if (body_ok && diag.error_count() == errors_before) check_target_support(m, spec);
   }

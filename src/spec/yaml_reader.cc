@@ -168,7 +168,8 @@ void MapReader::reject_if_present(const std::string& key, const std::string& why
   if (has(key)) error_at_key(key, "key '" + key + "' " + why);
 }
 
-void MapReader::check_keys(const std::vector<std::string>& allowed) const {
+void MapReader::check_keys(const std::vector<std::string>& allowed,
+                           const std::vector<std::string>& rejected_elsewhere) const {
   std::set<std::string> seen;
   for (auto it = map_.begin(); it != map_.end(); ++it) {
     if (!it->first.IsScalar()) {
@@ -182,6 +183,7 @@ void MapReader::check_keys(const std::vector<std::string>& allowed) const {
     }
     bool known = false;
     for (const std::string& a : allowed) known = known || a == k;
+    for (const std::string& r : rejected_elsewhere) known = known || r == k;
     if (!known) error(it->first, "unknown key '" + k + "' in " + what_ + " (allowed: " + join(allowed) + ")");
   }
 }

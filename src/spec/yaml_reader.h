@@ -49,8 +49,10 @@ class MapReader {
   // Reports a key that is present but does not apply, with the reason.
   void reject_if_present(const std::string& key, const std::string& why) const;
 
-  // Reports every key not in `allowed`, naming the allowed set.
-  void check_keys(const std::vector<std::string>& allowed) const;
+  // Reports every key not in `allowed`, naming the allowed set. Keys in
+  // `rejected_elsewhere` are left to a caller that rejects them with a reason.
+  void check_keys(const std::vector<std::string>& allowed,
+                  const std::vector<std::string>& rejected_elsewhere = {}) const;
 
   void error(const YAML::Node& at, std::string message) const;
   void error_at_key(const std::string& key, std::string message) const;

@@ -32,26 +32,38 @@ static int replay_file(const char* path) {
   return 0;
 }
 
+/* Replays every regular file under `path`, recursing into directories. */
+static void replay_path(const char* path, int* files, int* failures) {
+  struct stat st;
+  if (stat(path, &st) != 0) {
+    fprintf(stderr, "cannot stat %s\n", path);
+    ++*failures;
+    return;
+  }
+  if (!S_ISDIR(st.st_mode)) {
+    *failures += replay_file(path);
+    ++*files;
+    return;
+  }
+  DIR* dir = opendir(path);
+  if (!dir) {
+    fprintf(stderr, "cannot open directory %s\n", path);
+    ++*failures;
+    return;
+  }
+  struct dirent* e;
+  while ((e = readdir(dir)) != NULL) {
+    if (e->d_name[0] == '.') continue;
+    char child[4096];
+    snprintf(child, sizeof child, "%s/%s", path, e->d_name);
+    replay_path(child, files, failures);
+  }
+  closedir(dir);
+}
+
 int main(int argc, char** argv) {
   int files = 0, failures = 0;
-  for (int i = 1; i < argc; ++i) {
-    struct stat st;
-    if (stat(argv[i], &st) == 0 && S_ISDIR(st.st_mode)) {
-      DIR* dir = opendir(argv[i]);
-      struct dirent* e;
-      while (dir && (e = readdir(dir)) != NULL) {
-        if (e->d_name[0] == '.') continue;
-        char path[4096];
-        snprintf(path, sizeof path, "%s/%s", argv[i], e->d_name);
-        failures += replay_file(path);
-        ++files;
-      }
-      if (dir) closedir(dir);
-    } else {
-      failures += replay_file(argv[i]);
-      ++files;
-    }
-  }
+  for (int i = 1; i < argc; ++i) replay_path(argv[i], &files, &failures);
   printf("replayed %d inputs, %d unreadable\n", files, failures);
   return files == 0 || failures != 0;
 }

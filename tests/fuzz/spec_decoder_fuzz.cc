@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "identity/identity.h"
 #include "spec/spec_loader.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -14,5 +15,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::optional<tsr::KernelSpec> spec = tsr::decode_spec(text, "fuzz.yaml", diag);
   if (!spec && !diag.has_errors()) std::abort();   // rejected without saying why
   (void)diag.render();
+  if (!spec) return 0;
+  // A decoded spec has one identity: decoding the same text again must agree.
+  tsr::DiagnosticEngine again;
+  std::optional<tsr::KernelSpec> second = tsr::decode_spec(text, "fuzz.yaml", again);
+  if (!second || tsr::kernel_identity(*spec) != tsr::kernel_identity(*second)) std::abort();
   return 0;
 }

@@ -10,7 +10,8 @@
 namespace tsr {
 
 // Blocks the forwarded signals in this thread while a child is being started
-// and registered, so none arrives in between.
+// and registered, so none handled here falls in between. (Another thread of
+// the process may still take one in that window; tesserac spawns from one.)
 class ForwardedSignalsBlocked {
  public:
   ForwardedSignalsBlocked();

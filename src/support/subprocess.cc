@@ -225,7 +225,10 @@ ProcessResult run_process(const std::vector<std::string>& argv, uint64_t timeout
   WaitOutcome outcome = WaitOutcome::timed_out;
   if (read_until_eof(read_end.get(), deadline, result.output)) outcome = wait_for_end(pid, deadline, info, wait_error);
   read_end.reset();
-  if (outcome == WaitOutcome::timed_out) kill(-pid, SIGKILL);   // the whole group: cc1, ld, a shell's children
+  if (outcome == WaitOutcome::timed_out) {
+    kill(-pid, SIGKILL);   // the whole group: cc1, ld, a shell's children
+    kill(pid, SIGKILL);    // in case the tool moved itself to another group
+  }
   registration.reset();
   if (outcome != WaitOutcome::failed) reap(pid);
 

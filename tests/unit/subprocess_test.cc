@@ -166,14 +166,14 @@ TEST(Subprocess, ChildStartsWithSigpipeAtDefault) {
 // Ctrl-C reaches only tesserac's process group; tesserac passes it on to the
 // child's group and then dies of the same signal.
 TEST(Subprocess, InterruptIsForwardedToTheChildGroup) {
-  const std::filesystem::path marker =
-      std::filesystem::temp_directory_path() / ("tsr-forward-" + std::to_string(getpid()));
-  std::filesystem::remove(marker);
-  const std::string script = "trap 'echo forwarded > " + marker.string() +
-                             "; kill $!; exit 0' INT; sleep 30 </dev/null >/dev/null 2>&1 & wait";
+  const std::filesystem::path dir = testing::make_temp_dir("forward");
+  const std::filesystem::path started = dir / "started", marker = dir / "forwarded";
+  const std::string script = "trap 'echo forwarded > " + marker.string() + "; kill $!; exit 0' INT; touch " +
+                             started.string() + "; sleep 30 </dev/null >/dev/null 2>&1 & wait";
   const int rc = run_in_child([&] {
-    std::thread([] {
-      std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    alarm(20);
+    std::thread([&] {   // Ctrl-C once the child runs (a loaded machine may take a while)
+      while (!std::filesystem::exists(started)) std::this_thread::sleep_for(std::chrono::milliseconds(10));
       kill(getpid(), SIGINT);
     }).detach();
     run_process({"sh", "-c", script}, 20);
@@ -186,7 +186,7 @@ TEST(Subprocess, InterruptIsForwardedToTheChildGroup) {
     if (!forwarded) std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   EXPECT_TRUE(forwarded);
-  std::filesystem::remove(marker);
+  std::filesystem::remove_all(dir);
 }
 
 TEST(Subprocess, ToolTimeoutFromTheEnvironment) {

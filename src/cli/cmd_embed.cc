@@ -33,6 +33,7 @@ int write_object(const std::string& source, const std::string& output) {
   const std::string c_path = dir->path() + "/archive.c", o_path = dir->path() + "/archive.o";
   if (Status wrote = write_file(c_path, source); !wrote.ok()) return report(wrote.error());
   ProcessResult r = run_process({cc, "-std=c11", "-c", "-fPIC", "-O0", c_path, "-o", o_path});
+  if (!r.error.empty()) return report_error(r.error, kExitToolchain);
   if (r.exit_code != 0) return report_error(cc + " failed to compile the embedded archive:\n" + r.output, kExitToolchain);
   Expected<std::vector<uint8_t>> object = read_file_bytes(o_path);
   if (!object) return report(object.error());
@@ -52,7 +53,7 @@ RunFn register_embed(CLI::App& app) {
       return report_error("embed output must end in .c or .o, got '" + opts->output + "'", kExitUsage);
     // Refuse to embed something the stub would refuse to open.
     Status verified = verify_archive_file(opts->archive);
-    if (!verified.ok()) return report_error(opts->archive + ": " + verified.error().message(), kExitInvalid);
+    if (!verified.ok()) return report_error(verified.error().message(), kExitInvalid);   // it names the file
     Expected<std::vector<uint8_t>> bytes = read_file_bytes(opts->archive);
     if (!bytes) return report(bytes.error());
     Expected<std::string> source = embed_as_c_source(*bytes, opts->symbol);

@@ -3,7 +3,11 @@
 #include <iostream>
 #include <map>
 
+#include "cli/checked_stdout.h"
 #include "cli/commands.h"
+#include "cli/option_policy.h"
+#include "cli/process_setup.h"
+#include "support/subprocess.h"
 
 namespace tsr::cli {
 
@@ -23,10 +27,9 @@ int exit_code_for(const Error& error) {
 
 int report(const Error& error) { return report_error(error.message(), exit_code_for(error)); }
 
-}  // namespace tsr::cli
+namespace {
 
-int main(int argc, char** argv) {
-  using namespace tsr::cli;
+int run_command_line(int argc, char** argv) {
   CLI::App app{"tesserac: ahead-of-time kernel compiler (specs -> x86/CUDA/HIP/XDNA artifacts, oracle-checked)"};
   app.set_version_flag("--version", std::string("tesserac ") + TESSERAC_VERSION);
   app.require_subcommand(1, 1);
@@ -47,6 +50,7 @@ int main(int argc, char** argv) {
   add(register_merge);
   add(register_embed);
   add(register_targets);
+  apply_option_policy(app);
 
   try {
     app.parse(argc, argv);
@@ -61,6 +65,8 @@ int main(int argc, char** argv) {
     std::cerr << "run 'tesserac --help' for usage\n";
     return kExitUsage;
   }
+  // A malformed TESSERAC_TOOL_TIMEOUT is refused before any work starts.
+  if (Expected<uint64_t> timeout = tool_timeout_seconds(); !timeout) return report(timeout.error());
   for (const auto& [sub, run] : table)
     if (sub->parsed()) {
       try {
@@ -70,4 +76,14 @@ int main(int argc, char** argv) {
       }
     }
   return kExitUsage;
+}
+
+}  // namespace
+}  // namespace tsr::cli
+
+int main(int argc, char** argv) {
+  using namespace tsr::cli;
+  prepare_process();
+  check_standard_output();
+  return finish_standard_output(run_command_line(argc, argv));
 }

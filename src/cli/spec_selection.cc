@@ -1,10 +1,13 @@
 #include "cli/spec_selection.h"
 
+#include <cstdint>
 #include <iostream>
+#include <optional>
 
 #include "cli/commands.h"
 #include "driver/plan.h"
 #include "spec/spec_loader.h"
+#include "support/decimal.h"
 #include "support/file_io.h"
 
 namespace tsr::cli {
@@ -13,7 +16,17 @@ void add_spec_selection_options(CLI::App* sub, SpecSelection& selection) {
   sub->add_option("specs", selection.specs, "Spec files or directories of *.yaml specs")->required();
   sub->add_option("-t,--target", selection.targets, "Targets (comma-separated or repeated); default: all");
   sub->add_option("--json", selection.json, "Also write the verdicts as JSON to FILE");
-  sub->add_option("--seed", selection.seed, "Oracle input seed (printed with every verdict)");
+  sub->add_option_function<std::string>(
+      "--seed",
+      [&selection](const std::string& text) {
+        const std::optional<uint64_t> seed = parse_decimal_u64(text);
+        if (!seed)
+          throw CLI::ValidationError("--seed", "invalid seed '" + text + "' (expected a decimal integer from 0 to " +
+                                                   std::to_string(UINT64_MAX) + ")");
+        selection.seed = *seed;
+      },
+      "Oracle input seed, decimal 0..2^64-1 (printed with every verdict)")
+      ->type_name("N");
 }
 
 std::optional<LoadedSelection> load_selection(const SpecSelection& selection, int& exit_code) {

@@ -1,7 +1,6 @@
 #include "driver/plan.h"
 
 #include <algorithm>
-#include <sstream>
 
 #include "spec/yaml_reader.h"
 #include "targets/registry.h"
@@ -13,10 +12,12 @@ Expected<std::vector<TargetName>> parse_target_list(const std::vector<std::strin
   std::vector<std::string> known;
   for (const TargetName& t : all_target_names()) known.push_back(t.str());
   for (const std::string& value : values) {
-    std::stringstream ss(value);
-    std::string item;
-    while (std::getline(ss, item, ',')) {
-      if (item.empty()) continue;
+    // Every comma-separated item counts, a trailing one too: an empty name
+    // would otherwise drop out and `-t ''` would quietly mean every target.
+    for (size_t start = 0, end = 0; end != std::string::npos; start = end + 1) {
+      end = value.find(',', start);
+      const std::string item = value.substr(start, end == std::string::npos ? std::string::npos : end - start);
+      if (item.empty()) return Error(ErrorKind::usage, "empty target name in target list '" + value + "'");
       if (std::find(known.begin(), known.end(), item) == known.end())
         return Error(ErrorKind::usage, "unknown target '" + item + "' (known: " + join(known) + ")");
       TargetName name = *parse_target_name(item);

@@ -28,6 +28,11 @@ ToolchainInfo find_clang() {
   }
   const ProcessResult r = run_process({info.path, "--version"});
   info.version = first_line(r.output);
+  if (!r.error.empty()) {
+    info.why_unavailable = r.error;
+    info.version.clear();
+    return info;
+  }
   if (r.exit_code != 0 || info.version.empty()) {
     info.why_unavailable = "'" + info.path + " --version' failed (exit " + std::to_string(r.exit_code) + ")";
     info.version.clear();
@@ -61,6 +66,7 @@ Expected<Artifact> compile_source(const KernelSpec& spec, const Tier& tier, cons
   argv.insert(argv.end(), flags.begin(), flags.end() - 1);   // -lm goes after the input
   argv.insert(argv.end(), {c_path, "-o", so_path, flags.back()});
   const ProcessResult r = run_process(argv);
+  if (!r.error.empty()) return toolchain_error(r.error);
   if (r.exit_code != 0)
     return toolchain_error("clang failed to compile kernel '" + spec.name + "' for x86:" + tier.arch + " (exit " +
                            std::to_string(r.exit_code) + "):\n" + r.output);

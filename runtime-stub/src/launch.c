@@ -36,14 +36,19 @@ tsr_status tsr_kernel_load(tsr_archive* a, const char* name, const tsr_select_op
   const void* blob;
   size_t size;
   if ((s = tsr_variant_blob(a, index, sel.variant, &blob, &size)) != TSR_OK) return s;
+  tsr_variant_info vi;
+  tsr_kernel_info ki;
+  /* The kernel passed its check above: these cannot fail, but are checked anyway. */
+  if ((s = tsr_archive_kernel_at(a, index, &ki)) != TSR_OK ||
+      (s = tsr_kernel_variant_at(a, index, sel.variant, &vi)) != TSR_OK)
+    return s;
   struct tsr_kernel* k = (struct tsr_kernel*)calloc(1, sizeof *k);
   if (!k) return TSR_ERROR_OUT_OF_MEMORY;
   k->archive = a;
   k->index = index;
   k->selection = sel;
-  tsr_archive_kernel_at(a, index, &k->info);
-  tsr_variant_info vi;
-  tsr_kernel_variant_at(a, index, sel.variant, &vi);
+  k->info = ki;
+  k->loaded.fd = -1;
   if (strcmp(sel.target_kind, "x86") == 0)
     s = tsr_x86_load(blob, size, vi.entry, &k->loaded, a->message, sizeof a->message);
   else if (strcmp(sel.target_kind, "cuda") == 0)
@@ -80,11 +85,11 @@ const char* tsr_kernel_last_message(const tsr_kernel* k) { return k ? k->message
 static int required_bytes(const tsr_kernel* k, size_t binding, tsr_dtype dtype,
                           const int64_t* scalars, uint64_t* out) {
   tsr_binding_info bi;
-  tsr_kernel_binding_at(k->archive, k->index, binding, &bi);
+  if (tsr_kernel_binding_at(k->archive, k->index, binding, &bi) != TSR_OK) return 0;
   uint64_t n = tsr_dtype_size(dtype);
   for (size_t d = 0; d < bi.dim_count; ++d) {
     tsr_dim_info di;
-    tsr_kernel_dim_at(k->archive, k->index, binding, d, &di);
+    if (tsr_kernel_dim_at(k->archive, k->index, binding, d, &di) != TSR_OK) return 0;
     uint64_t extent = (uint64_t)(di.is_scalar ? scalars[di.scalar_index] : di.value);
     if (!tsr_mul_u64(n, extent, &n)) return 0;
   }
@@ -92,18 +97,29 @@ static int required_bytes(const tsr_kernel* k, size_t binding, tsr_dtype dtype,
   return 1;
 }
 
-static tsr_status validate(tsr_kernel* k, const tsr_buffer_arg* buffers, size_t buffer_count,
-                           const int64_t* scalars, size_t scalar_count, uint64_t* need) {
+/* The checks that need nothing but the caller's counts: they come before
+ * anything is allocated or read for the buffers, so a count of 2^40 is
+ * ARG_COUNT, not OUT_OF_MEMORY. */
+static tsr_status check_counts(tsr_kernel* k, const tsr_buffer_arg* buffers, size_t buffer_count,
+                               const int64_t* scalars, size_t scalar_count) {
   const char* name = k->info.name;
   if ((!buffers && buffer_count) || (!scalars && scalar_count))
     REJECT(TSR_ERROR_NULL_ARGUMENT, "%s: NULL argument array", name);
   if (buffer_count != k->info.buffer_count || scalar_count != k->info.scalar_count)
     REJECT(TSR_ERROR_ARG_COUNT, "%s: expected %zu buffers and %zu scalars, got %zu and %zu", name,
            k->info.buffer_count, k->info.scalar_count, buffer_count, scalar_count);
-  tsr_binding_info bi[256];
-  size_t checked = buffer_count < 256 ? buffer_count : 256;
-  for (size_t i = 0; i < checked; ++i) tsr_kernel_binding_at(k->archive, k->index, i, &bi[i]);
-  if (checked < buffer_count) REJECT(TSR_ERROR_UNSUPPORTED, "%s: more than 256 buffers", name);
+  return TSR_OK;
+}
+
+/* The rest, in the order tesserart.h documents; counts already match the
+ * ABI, so bi and need hold buffer_count entries. */
+static tsr_status validate(tsr_kernel* k, const tsr_buffer_arg* buffers, size_t buffer_count,
+                           const int64_t* scalars, size_t scalar_count, tsr_binding_info* bi,
+                           uint64_t* need) {
+  const char* name = k->info.name;
+  for (size_t i = 0; i < buffer_count; ++i)
+    if (tsr_kernel_binding_at(k->archive, k->index, i, &bi[i]) != TSR_OK)
+      REJECT(TSR_ERROR_CORRUPT, "%s: binding %zu cannot be read", name, i);
   for (size_t i = 0; i < buffer_count; ++i)
     if (!buffers[i].data) REJECT(TSR_ERROR_NULL_ARGUMENT, "%s: buffer '%s' is NULL", name, bi[i].name);
   for (size_t i = 0; i < buffer_count; ++i)
@@ -134,10 +150,24 @@ tsr_status tsr_kernel_launch(tsr_kernel* k, const tsr_buffer_arg* buffers, size_
                              const int64_t* scalars, size_t scalar_count, tsr_selection* out_selection) {
   if (!k) return TSR_ERROR_NULL_ARGUMENT;
   k->message[0] = 0;
-  uint64_t need_small[16];
-  uint64_t* need = buffer_count <= 16 ? need_small : (uint64_t*)calloc(buffer_count, sizeof *need);
-  if (!need) return TSR_ERROR_OUT_OF_MEMORY;
-  tsr_status s = validate(k, buffers, buffer_count, scalars, scalar_count, need);
+  tsr_status s = check_counts(k, buffers, buffer_count, scalars, scalar_count);
+  if (s != TSR_OK) return s;
+  /* buffer_count is now the ABI's own count. */
+  enum { SMALL = 16 };
+  uint64_t need_small[SMALL];
+  tsr_binding_info bi_small[SMALL];
+  uint64_t* need = need_small;
+  tsr_binding_info* bi = bi_small;
+  if (buffer_count > SMALL) {
+    need = (uint64_t*)calloc(buffer_count, sizeof *need);
+    bi = (tsr_binding_info*)calloc(buffer_count, sizeof *bi);
+    if (!need || !bi) {
+      free(need);
+      free(bi);
+      return TSR_ERROR_OUT_OF_MEMORY;
+    }
+  }
+  s = validate(k, buffers, buffer_count, scalars, scalar_count, bi, need);
   if (s == TSR_OK) {
     tsr_launch_args args = {buffers, buffer_count, need, scalars, scalar_count};
     if (k->loaded.backend == TSR_BACKEND_X86)
@@ -148,7 +178,10 @@ tsr_status tsr_kernel_launch(tsr_kernel* k, const tsr_buffer_arg* buffers, size_
     else
       s = TSR_ERROR_UNSUPPORTED;
   }
-  if (need != need_small) free(need);
+  if (need != need_small) {
+    free(need);
+    free(bi);
+  }
   if (s == TSR_OK && out_selection) *out_selection = k->selection;
   return s;
 }

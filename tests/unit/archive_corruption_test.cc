@@ -128,7 +128,7 @@ TEST(ArchiveCorruption, BadKernelRecordIsDetectedOnFirstUseAndByVerify) {
   const size_t vadd_first_binding = le(b, kern + 8 + kern_rec + 32, 4);
   b[bind + 8 + vadd_first_binding * bind_rec + 9] = 0xee;   // dtype of "in0"
   reseal(b);
-  const std::string reason = "kernel 'vadd': binding 0 has a bad dtype";
+  const std::string reason = "kernel 'vadd': binding 'in0' has a bad dtype";
 
   tsr_archive* a = nullptr;
   ASSERT_EQ(tsr_archive_open_memory(b.data(), b.size(), nullptr, &a), TSR_OK);

@@ -97,52 +97,59 @@ static int required_bytes(const tsr_kernel* k, size_t binding, tsr_dtype dtype,
   return 1;
 }
 
-/* The checks that need nothing but the caller's counts: they come before
- * anything is allocated or read for the buffers, so a count of 2^40 is
- * ARG_COUNT, not OUT_OF_MEMORY. */
-static tsr_status check_counts(tsr_kernel* k, const tsr_buffer_arg* buffers, size_t buffer_count,
-                               const int64_t* scalars, size_t scalar_count) {
+/* Binding i of the kernel; the kernel passed its check at load, so this
+ * cannot fail (it is checked anyway). */
+static tsr_status binding(tsr_kernel* k, size_t i, tsr_binding_info* bi) {
+  if (tsr_kernel_binding_at(k->archive, k->index, i, bi) == TSR_OK) return TSR_OK;
+  REJECT(TSR_ERROR_CORRUPT, "%s: binding %zu cannot be read", k->info.name, i);
+}
+
+#define BINDING(i) do { if (binding(k, (i), &bi) != TSR_OK) return TSR_ERROR_CORRUPT; } while (0)
+
+/* Every check, in the order tesserart.h documents, before anything is
+ * allocated: a count of 2^40 is ARG_COUNT, not OUT_OF_MEMORY. */
+static tsr_status validate(tsr_kernel* k, const tsr_buffer_arg* buffers, size_t buffer_count,
+                           const int64_t* scalars, size_t scalar_count) {
   const char* name = k->info.name;
+  tsr_binding_info bi;
+  uint64_t need;
   if ((!buffers && buffer_count) || (!scalars && scalar_count))
     REJECT(TSR_ERROR_NULL_ARGUMENT, "%s: NULL argument array", name);
   if (buffer_count != k->info.buffer_count || scalar_count != k->info.scalar_count)
     REJECT(TSR_ERROR_ARG_COUNT, "%s: expected %zu buffers and %zu scalars, got %zu and %zu", name,
            k->info.buffer_count, k->info.scalar_count, buffer_count, scalar_count);
-  return TSR_OK;
-}
-
-/* The rest, in the order tesserart.h documents; counts already match the
- * ABI, so bi and need hold buffer_count entries. */
-static tsr_status validate(tsr_kernel* k, const tsr_buffer_arg* buffers, size_t buffer_count,
-                           const int64_t* scalars, size_t scalar_count, tsr_binding_info* bi,
-                           uint64_t* need) {
-  const char* name = k->info.name;
-  for (size_t i = 0; i < buffer_count; ++i)
-    if (tsr_kernel_binding_at(k->archive, k->index, i, &bi[i]) != TSR_OK)
-      REJECT(TSR_ERROR_CORRUPT, "%s: binding %zu cannot be read", name, i);
-  for (size_t i = 0; i < buffer_count; ++i)
-    if (!buffers[i].data) REJECT(TSR_ERROR_NULL_ARGUMENT, "%s: buffer '%s' is NULL", name, bi[i].name);
-  for (size_t i = 0; i < buffer_count; ++i)
-    if (buffers[i].role != bi[i].role)
-      REJECT(TSR_ERROR_ROLE_MISMATCH, "%s: buffer '%s' is an %s binding", name, bi[i].name,
-             bi[i].role == TSR_ROLE_IN ? "input" : "output");
-  for (size_t i = 0; i < buffer_count; ++i)
-    if (buffers[i].dtype != bi[i].dtype)
+  for (size_t i = 0; i < buffer_count; ++i) {
+    BINDING(i);
+    if (!buffers[i].data) REJECT(TSR_ERROR_NULL_ARGUMENT, "%s: buffer '%s' is NULL", name, bi.name);
+  }
+  for (size_t i = 0; i < buffer_count; ++i) {
+    BINDING(i);
+    if (buffers[i].role != bi.role)
+      REJECT(TSR_ERROR_ROLE_MISMATCH, "%s: buffer '%s' is an %s binding", name, bi.name,
+             bi.role == TSR_ROLE_IN ? "input" : "output");
+  }
+  for (size_t i = 0; i < buffer_count; ++i) {
+    BINDING(i);
+    if (buffers[i].dtype != bi.dtype)
       REJECT(TSR_ERROR_DTYPE_MISMATCH, "%s: buffer '%s' has dtype %s, the ABI says %s", name,
-             bi[i].name, tsr_dtype_name(buffers[i].dtype), tsr_dtype_name(bi[i].dtype));
+             bi.name, tsr_dtype_name(buffers[i].dtype), tsr_dtype_name(bi.dtype));
+  }
   for (size_t j = 0; j < scalar_count; ++j)
     if (scalars[j] < 0) REJECT(TSR_ERROR_INVALID_SCALAR, "%s: scalar %zu is negative", name, j);
   for (size_t i = 0; i < buffer_count; ++i) {
-    if (!required_bytes(k, i, bi[i].dtype, scalars, &need[i]))
-      REJECT(TSR_ERROR_INVALID_SCALAR, "%s: size of buffer '%s' overflows", name, bi[i].name);
-    if ((uint64_t)buffers[i].bytes < need[i])
+    BINDING(i);
+    if (!required_bytes(k, i, bi.dtype, scalars, &need))
+      REJECT(TSR_ERROR_INVALID_SCALAR, "%s: size of buffer '%s' overflows", name, bi.name);
+    if ((uint64_t)buffers[i].bytes < need)
       REJECT(TSR_ERROR_BUFFER_TOO_SMALL, "%s: buffer '%s' has %zu bytes, needs %llu", name,
-             bi[i].name, buffers[i].bytes, (unsigned long long)need[i]);
+             bi.name, buffers[i].bytes, (unsigned long long)need);
   }
-  for (size_t i = 0; i < buffer_count; ++i)
-    if ((uintptr_t)buffers[i].data % tsr_dtype_size(bi[i].dtype) != 0)
-      REJECT(TSR_ERROR_MISALIGNED, "%s: buffer '%s' is not aligned to %zu bytes", name, bi[i].name,
-             tsr_dtype_size(bi[i].dtype));
+  for (size_t i = 0; i < buffer_count; ++i) {
+    BINDING(i);
+    if ((uintptr_t)buffers[i].data % tsr_dtype_size(bi.dtype) != 0)
+      REJECT(TSR_ERROR_MISALIGNED, "%s: buffer '%s' is not aligned to %zu bytes", name, bi.name,
+             tsr_dtype_size(bi.dtype));
+  }
   return TSR_OK;
 }
 
@@ -150,37 +157,28 @@ tsr_status tsr_kernel_launch(tsr_kernel* k, const tsr_buffer_arg* buffers, size_
                              const int64_t* scalars, size_t scalar_count, tsr_selection* out_selection) {
   if (!k) return TSR_ERROR_NULL_ARGUMENT;
   k->message[0] = 0;
-  tsr_status s = check_counts(k, buffers, buffer_count, scalars, scalar_count);
+  tsr_status s = validate(k, buffers, buffer_count, scalars, scalar_count);
   if (s != TSR_OK) return s;
-  /* buffer_count is now the ABI's own count. */
-  enum { SMALL = 16 };
-  uint64_t need_small[SMALL];
-  tsr_binding_info bi_small[SMALL];
-  uint64_t* need = need_small;
-  tsr_binding_info* bi = bi_small;
-  if (buffer_count > SMALL) {
-    need = (uint64_t*)calloc(buffer_count, sizeof *need);
-    bi = (tsr_binding_info*)calloc(buffer_count, sizeof *bi);
-    if (!need || !bi) {
-      free(need);
-      free(bi);
-      return TSR_ERROR_OUT_OF_MEMORY;
-    }
-  }
-  s = validate(k, buffers, buffer_count, scalars, scalar_count, bi, need);
-  if (s == TSR_OK) {
-    tsr_launch_args args = {buffers, buffer_count, need, scalars, scalar_count};
-    if (k->loaded.backend == TSR_BACKEND_X86)
-      s = tsr_x86_launch(&k->loaded, &args);
-    else if (k->loaded.backend == TSR_BACKEND_CUDA)
+  tsr_launch_args args = {buffers, buffer_count, NULL, scalars, scalar_count};
+  if (k->loaded.backend == TSR_BACKEND_X86) {
+    s = tsr_x86_launch(&k->loaded, &args);
+  } else if (k->loaded.backend == TSR_BACKEND_CUDA) {
+    /* Valid: buffer_count is the ABI's own count and every size fits. */
+    uint64_t need_small[16];
+    uint64_t* need = buffer_count <= 16 ? need_small : (uint64_t*)calloc(buffer_count, sizeof *need);
+    if (!need) return TSR_ERROR_OUT_OF_MEMORY;
+    tsr_binding_info bi;
+    for (size_t i = 0; i < buffer_count && s == TSR_OK; ++i)
+      if (tsr_kernel_binding_at(k->archive, k->index, i, &bi) != TSR_OK ||
+          !required_bytes(k, i, bi.dtype, scalars, &need[i]))
+        s = TSR_ERROR_CORRUPT;   /* validate read the same records */
+    args.required_bytes = need;
+    if (s == TSR_OK)
       s = tsr_cuda_launch(&k->loaded, &args, k->archive, k->index, k->selection.variant, k->message,
                           sizeof k->message);
-    else
-      s = TSR_ERROR_UNSUPPORTED;
-  }
-  if (need != need_small) {
-    free(need);
-    free(bi);
+    if (need != need_small) free(need);
+  } else {
+    s = TSR_ERROR_UNSUPPORTED;
   }
   if (s == TSR_OK && out_selection) *out_selection = k->selection;
   return s;

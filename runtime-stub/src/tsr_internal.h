@@ -158,7 +158,7 @@ enum { TSR_BACKEND_X86 = 1, TSR_BACKEND_CUDA = 2, TSR_BACKEND_HIP = 3, TSR_BACKE
 typedef struct tsr_launch_args {
   const tsr_buffer_arg* buffers;
   size_t buffer_count;
-  const uint64_t* required_bytes;  /* per buffer, computed from the ABI */
+  const uint64_t* required_bytes;  /* per buffer, computed from the ABI (CUDA only; NULL for x86) */
   const int64_t* scalars;
   size_t scalar_count;
 } tsr_launch_args;

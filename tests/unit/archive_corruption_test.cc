@@ -20,11 +20,7 @@ namespace {
 using testing::le;
 using testing::put_le;
 using testing::reseal;
-
-const std::vector<uint8_t>& sample_bytes() {
-  static std::vector<uint8_t> bytes = *serialize_archive(testing::sample_contents());
-  return bytes;
-}
+using testing::sample_bytes;
 
 tsr_status open_status(const std::vector<uint8_t>& b, uint32_t flags = 0, std::string* message = nullptr) {
   char buf[256] = "";

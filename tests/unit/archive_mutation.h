@@ -9,10 +9,18 @@
 #include <utility>
 #include <vector>
 
+#include "archive/archive_writer.h"
+#include "archive_test_support.h"
 #include "support/sha256.h"
 #include "tesserart.h"
 
 namespace tsr::testing {
+
+// sample_contents() serialized once.
+inline const std::vector<uint8_t>& sample_bytes() {
+  static const std::vector<uint8_t> bytes = *serialize_archive(sample_contents());
+  return bytes;
+}
 
 inline uint64_t le(const std::vector<uint8_t>& b, size_t at, int n) {
   uint64_t v = 0;

@@ -29,10 +29,7 @@ using testing::put_le;
 // scale cuda:sm_90, 1-5 vadd cuda:ptx, cuda:sm_90, x86:v1, x86:v2, x86:v3;
 // VMET 9 x86:v1's x86.flags; VERD 0-1 vadd cuda:sm_90, x86:v3; AMET 0
 // build.profile, 1 tesserac.version.
-const std::vector<uint8_t>& sample_bytes() {
-  static std::vector<uint8_t> bytes = *serialize_archive(testing::sample_contents());
-  return bytes;
-}
+using testing::sample_bytes;
 
 enum class Stage { open, first_use, verify };
 

@@ -84,27 +84,37 @@ void tsr_quote(char out[TSR_QUOTE_SIZE], const char* s) {
   out[o] = 0;
 }
 
-#define FAIL(...) do { tsr_set_message(msg, msg_size, __VA_ARGS__); return TSR_ERROR_CORRUPT; } while (0)
+/* The first rule record r breaks, or NULL. *prev is the previous key of the range or NULL. */
+static const char* meta_problem(const struct tsr_archive* a, const uint8_t* r, const char* prev) {
+  const char* key = tsr_str_at(a, r);
+  if (!*key) return "empty key";
+  if (strchr(key, '=')) return "key contains '='";
+  if (strchr(key, '\n')) return "key contains a newline";
+  if (strchr(tsr_str_at(a, r + 8), '\n')) return "value contains a newline";
+  int c = prev ? strcmp(prev, key) : -1;
+  return c == 0 ? "key appears twice" : c > 0 ? "keys not sorted" : NULL;
+}
 
 tsr_status tsr_check_meta(const struct tsr_archive* a, const tsr_table* t, uint32_t first,
                           uint32_t count, const char* where, char* msg, size_t msg_size) {
-  char q[TSR_QUOTE_SIZE];
+  const char* prev = NULL;
   for (uint32_t i = 0; i < count; ++i) {
     const uint8_t* r = tsr_rec(t, first + i);
     const char* why = tsr_str_problem(a, r);
-    if (why) FAIL("%s metadata %u: key %s", where, i, why);
-    const char* key = tsr_str_at(a, r);
-    tsr_quote(q, key);
-    if ((why = tsr_str_problem(a, r + 8))) FAIL("%s metadata '%s': value %s", where, q, why);
-    if (!*key) FAIL("%s metadata %u: empty key", where, i);
-    if (strchr(key, '=')) FAIL("%s metadata '%s': key contains '='", where, q);
-    if (strchr(key, '\n')) FAIL("%s metadata '%s': key contains a newline", where, q);
-    if (strchr(tsr_str_at(a, r + 8), '\n')) FAIL("%s metadata '%s': value contains a newline", where, q);
-    if (i > 0) {
-      int c = strcmp(tsr_str_at(a, tsr_rec(t, first + i - 1)), key);
-      if (c == 0) FAIL("%s metadata '%s': key appears twice", where, q);
-      if (c > 0) FAIL("%s metadata '%s': keys not sorted", where, q);
+    if (why) {
+      tsr_set_message(msg, msg_size, "%s metadata %u: key %s", where, i, why);
+      return TSR_ERROR_CORRUPT;
     }
+    const char* value_why = tsr_str_problem(a, r + 8);
+    why = value_why ? value_why : meta_problem(a, r, prev);
+    if (why) {
+      char q[TSR_QUOTE_SIZE];   /* quoted only on failure: this runs on every first use */
+      tsr_quote(q, tsr_str_at(a, r));
+      if (!*q) tsr_set_message(msg, msg_size, "%s metadata %u: %s", where, i, why);
+      else tsr_set_message(msg, msg_size, "%s metadata '%s': %s%s", where, q, value_why ? "value " : "", why);
+      return TSR_ERROR_CORRUPT;
+    }
+    prev = tsr_str_at(a, r);
   }
   return TSR_OK;
 }

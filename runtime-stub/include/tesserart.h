@@ -95,7 +95,7 @@ TSR_API uint32_t tsr_crc32c(const void* data, size_t size);
 typedef struct tsr_archive tsr_archive;
 
 enum {
-  TSR_OPEN_VERIFY_BLOBS = 1u << 0, /* SHA-256 of every blob at open instead of CRC-32C on first use */
+  TSR_OPEN_VERIFY_BLOBS = 1u << 0, /* tsr_archive_verify at open (every rule, every blob's SHA-256) */
   TSR_OPEN_COPY = 1u << 1          /* open_memory: copy the bytes (default: borrow them) */
 };
 
@@ -114,11 +114,12 @@ TSR_API tsr_status tsr_archive_open_memory(const void* data, size_t size,
                                            tsr_archive** out_archive);
 TSR_API void tsr_archive_close(tsr_archive* archive); /* NULL is a no-op */
 
-/* Checks the index SHA-256, every kernel's records (open checks only the
- * kernel table and record ranges; the rest on a kernel's first use), blob
- * order across kernels, every blob's SHA-256 and that all padding is zero;
- * the first problem goes to message (may be NULL). Open already checked the
- * header hash, the index CRC-32C and the index layout. */
+/* The validator: every rule of docs/archive-format.md ("Validity") that open
+ * does not check — the index SHA-256 and section layout, every kernel's
+ * records (open checks only the kernel table and record ranges; the rest on
+ * a kernel's first use), blob order across kernels, zero padding, nothing
+ * after file_size, and every blob's SHA-256 and CRC-32C. The first problem
+ * goes to message (may be NULL). */
 TSR_API tsr_status tsr_archive_verify(tsr_archive* archive, char* message, size_t message_size);
 
 /* One line about the last blob-hash, kernel-record (select, blob, load) or
@@ -257,7 +258,9 @@ typedef struct tsr_buffer_arg {
 } tsr_buffer_arg;
 
 /* Selects the best variant (as tsr_kernel_select), checks its blob hash and
- * loads it. The kernel borrows the archive: close it before the archive. */
+ * loads it. The kernel borrows the archive: close it before the archive.
+ * Kernels loaded at once are independent, whatever their kernel or tier
+ * (an x86 kernel holds one file descriptor until it is unloaded). */
 TSR_API tsr_status tsr_kernel_load(tsr_archive* archive, const char* name,
                                    const tsr_select_options* options, tsr_kernel** out_kernel);
 TSR_API void tsr_kernel_unload(tsr_kernel* kernel); /* NULL is a no-op */

@@ -1,6 +1,6 @@
-/* Opening and closing archives (a file read on demand, or caller memory),
- * blob CRC-32C checks on first use, and the full verify pass with SHA-256
- * (docs/archive-format.md). */
+/* Opening and closing archives (a file read on demand, or caller memory)
+ * and the blob checksums: CRC-32C on first use, SHA-256 and CRC-32C in
+ * verify (validate.c; docs/archive-format.md). */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -24,12 +24,8 @@ static tsr_status finish_open(struct tsr_archive* a, uint64_t data_len,
     if (!a->blob_state || !a->kernel_state || (a->fd >= 0 && !(a->blob_copy = (uint8_t**)calloc(n, sizeof(uint8_t*)))))
       s = TSR_ERROR_OUT_OF_MEMORY;
   }
-  if (s == TSR_OK && options && (options->flags & TSR_OPEN_VERIFY_BLOBS)) {
-    s = tsr_check_all_kernels(a, a->message, sizeof a->message);
-    if (s == TSR_OK) s = tsr_map_all(a);
-    for (uint32_t v = 0; v < a->vars.count && s == TSR_OK; ++v) s = tsr_blob_check(a, v, 1);
-    if (s != TSR_OK) tsr_set_message(msg, msg_size, "%s", a->message);
-  }
+  if (s == TSR_OK && options && (options->flags & TSR_OPEN_VERIFY_BLOBS))
+    s = tsr_archive_verify(a, msg, msg_size);
   if (s != TSR_OK) {
     tsr_archive_close(a);
     return s;
@@ -208,9 +204,14 @@ tsr_status tsr_blob_check(struct tsr_archive* a, uint32_t v, int full) {
   /* A bad blob is rechecked on every call so the message names the check. */
   const char* what = full ? "sha256" : "crc32c";
   if (full) {
+    /* Both checksums: verify must reject what a first use would. */
     uint8_t digest[32];
     tsr_sha256(blob, size, digest);
     state = memcmp(digest, vr + 64, 32) == 0 ? TSR_BLOB_SHA_OK : TSR_BLOB_BAD;
+    if (state != TSR_BLOB_BAD && tsr_crc32c(blob, size) != tsr_le32(vr + 104)) {
+      state = TSR_BLOB_BAD;
+      what = "crc32c";
+    }
   } else {
     state = tsr_crc32c(blob, size) == tsr_le32(vr + 104) ? TSR_BLOB_CRC_OK : TSR_BLOB_BAD;
   }
@@ -220,62 +221,6 @@ tsr_status tsr_blob_check(struct tsr_archive* a, uint32_t v, int full) {
   tsr_set_message(a->message, sizeof a->message, "blob of kernel '%s' variant %s:%s: %s mismatch",
                   tsr_str_at(a, kr), tsr_str_at(a, vr + 8), tsr_str_at(a, vr + 16), what);
   return TSR_ERROR_CHECKSUM;
-}
-
-static int all_zero(const uint8_t* p, uint64_t n) {
-  for (uint64_t i = 0; i < n; ++i)
-    if (p[i]) return 0;
-  return 1;
-}
-
-tsr_status tsr_archive_verify(tsr_archive* a, char* msg, size_t msg_size) {
-  if (!a) return TSR_ERROR_NULL_ARGUMENT;
-  tsr_set_message(msg, msg_size, "%s", "");
-  tsr_status mapped = tsr_map_all(a);
-  if (mapped != TSR_OK) {
-    tsr_set_message(msg, msg_size, "%s", a->message);
-    return mapped;
-  }
-  /* Open checked the index's CRC-32C; the SHA-256 catches what a CRC can miss. */
-  uint8_t digest[32];
-  tsr_sha256(a->data + tsr_le64(a->data + 24), (size_t)tsr_le64(a->data + 32), digest);
-  if (memcmp(digest, a->data + 64, 32) != 0) {
-    tsr_set_message(msg, msg_size, "archive index sha256 mismatch");
-    return TSR_ERROR_CHECKSUM;
-  }
-  /* Open checked only each kernel's record ranges; the rest of every
-   * kernel's records, and blob order across kernels, are checked here. */
-  tsr_status checked = tsr_check_all_kernels(a, msg, msg_size);
-  if (checked != TSR_OK) return checked;
-  uint32_t header_size = tsr_le32(a->data + 12);
-  if (!all_zero(a->data + header_size, tsr_le64(a->data + 24) - header_size)) {
-    tsr_set_message(msg, msg_size, "nonzero padding after the header");
-    return TSR_ERROR_CORRUPT;
-  }
-  if (a->data_len != a->size) {
-    tsr_set_message(msg, msg_size, "%llu bytes after the declared end of the archive",
-                    (unsigned long long)(a->data_len - a->size));
-    return TSR_ERROR_CORRUPT;
-  }
-  uint64_t index_end = tsr_le64(a->data + 24) + tsr_le64(a->data + 32);
-  uint64_t pos = index_end, limit = a->blob_offset;
-  for (uint32_t v = 0; v <= a->vars.count; ++v) {
-    if (v < a->vars.count) limit = tsr_le64(tsr_rec(&a->vars, v) + 48);
-    else limit = a->size;
-    if (!all_zero(a->data + pos, limit - pos)) {
-      tsr_set_message(msg, msg_size, "nonzero padding in [%llu, %llu)", (unsigned long long)pos,
-                      (unsigned long long)limit);
-      return TSR_ERROR_CORRUPT;
-    }
-    if (v == a->vars.count) break;
-    tsr_status s = tsr_blob_check(a, v, 1);
-    if (s != TSR_OK) {
-      tsr_set_message(msg, msg_size, "%s", a->message);
-      return s;
-    }
-    pos = limit + tsr_le64(tsr_rec(&a->vars, v) + 56);
-  }
-  return TSR_OK;
 }
 
 const char* tsr_archive_last_message(const tsr_archive* a) { return a ? a->message : ""; }

@@ -113,6 +113,18 @@ tsr_status tsr_cuda_load(const void* blob, size_t size, int is_ptx, const char* 
   return TSR_OK;
 }
 
+/* Decimal digits only, at most INT64_MAX. */
+static int parse_int(const char* s, size_t n, int64_t* out) {
+  int64_t v = 0;
+  if (n == 0) return 0;
+  for (size_t i = 0; i < n; ++i) {
+    if (s[i] < '0' || s[i] > '9' || v > (INT64_MAX - 9) / 10) return 0;
+    v = v * 10 + (s[i] - '0');
+  }
+  *out = v;
+  return 1;
+}
+
 /* One term of cuda.grid: INT | NAME | cdiv(INT_OR_NAME,INT). */
 static int eval_term(const char* s, size_t n, const tsr_archive* a, size_t kernel,
                      const int64_t* scalars, int64_t* out) {
@@ -126,20 +138,12 @@ static int eval_term(const char* s, size_t n, const tsr_archive* a, size_t kerne
     return 1;
   }
   if (n == 0) return 0;
-  if (s[0] >= '0' && s[0] <= '9') {
-    int64_t v = 0;
-    for (size_t i = 0; i < n; ++i) {
-      if (s[i] < '0' || s[i] > '9' || v > (INT64_MAX - 9) / 10) return 0;
-      v = v * 10 + (s[i] - '0');
-    }
-    *out = v;
-    return 1;
-  }
+  if (s[0] >= '0' && s[0] <= '9') return parse_int(s, n, out);
   tsr_kernel_info ki;
-  tsr_archive_kernel_at(a, kernel, &ki);
+  if (tsr_archive_kernel_at(a, kernel, &ki) != TSR_OK) return 0;
   for (size_t i = 0; i < ki.scalar_count; ++i) {
     tsr_binding_info bi;
-    tsr_kernel_binding_at(a, kernel, ki.buffer_count + i, &bi);
+    if (tsr_kernel_binding_at(a, kernel, ki.buffer_count + i, &bi) != TSR_OK) return 0;
     if (strlen(bi.name) == n && strncmp(bi.name, s, n) == 0) {
       *out = scalars[i];
       return 1;
@@ -171,7 +175,14 @@ tsr_status tsr_cuda_launch(const tsr_loaded* l, const tsr_launch_args* args, con
                            size_t kernel, size_t variant, char* msg, size_t msg_size) {
   const char *block_s = NULL, *grid_s = NULL, *shared_s = "0";
   unsigned block[3], grid[3];
-  tsr_variant_metadata_find(a, kernel, variant, "cuda.shared_bytes", &shared_s);
+  int64_t shared = 0;
+  /* The geometry is checked before any device memory is allocated. */
+  tsr_status found = tsr_variant_metadata_find(a, kernel, variant, "cuda.shared_bytes", &shared_s);
+  if ((found != TSR_OK && found != TSR_ERROR_NOT_FOUND) ||
+      !parse_int(shared_s, strlen(shared_s), &shared) || shared > 0x7fffffff) {
+    tsr_set_message(msg, msg_size, "cuda variant has an invalid cuda.shared_bytes '%.32s'", shared_s);
+    return TSR_ERROR_CORRUPT;
+  }
   if (tsr_variant_metadata_find(a, kernel, variant, "cuda.block", &block_s) != TSR_OK ||
       tsr_variant_metadata_find(a, kernel, variant, "cuda.grid", &grid_s) != TSR_OK ||
       !tsr_cuda_eval_triple(block_s, a, kernel, args->scalars, block) ||
@@ -194,7 +205,7 @@ tsr_status tsr_cuda_launch(const tsr_loaded* l, const tsr_launch_args* args, con
   for (size_t j = 0; s == TSR_OK && j < args->scalar_count; ++j) params[n + j] = (void*)&args->scalars[j];
   if (s == TSR_OK && r == 0)
     r = cu.launch(l->function, grid[0], grid[1], grid[2], block[0], block[1], block[2],
-                  (unsigned)strtoul(shared_s, NULL, 10), NULL, params, NULL);
+                  (unsigned)shared, NULL, params, NULL);
   if (s == TSR_OK && r == 0) r = cu.sync();
   for (size_t i = 0; s == TSR_OK && r == 0 && i < n; ++i)
     if (args->buffers[i].role == TSR_ROLE_OUT && args->required_bytes[i])

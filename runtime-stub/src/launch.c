@@ -36,14 +36,19 @@ tsr_status tsr_kernel_load(tsr_archive* a, const char* name, const tsr_select_op
   const void* blob;
   size_t size;
   if ((s = tsr_variant_blob(a, index, sel.variant, &blob, &size)) != TSR_OK) return s;
+  tsr_variant_info vi;
+  tsr_kernel_info ki;
+  /* The kernel passed its check above: these cannot fail, but are checked anyway. */
+  if ((s = tsr_archive_kernel_at(a, index, &ki)) != TSR_OK ||
+      (s = tsr_kernel_variant_at(a, index, sel.variant, &vi)) != TSR_OK)
+    return s;
   struct tsr_kernel* k = (struct tsr_kernel*)calloc(1, sizeof *k);
   if (!k) return TSR_ERROR_OUT_OF_MEMORY;
   k->archive = a;
   k->index = index;
   k->selection = sel;
-  tsr_archive_kernel_at(a, index, &k->info);
-  tsr_variant_info vi;
-  tsr_kernel_variant_at(a, index, sel.variant, &vi);
+  k->info = ki;
+  k->loaded.fd = -1;
   if (strcmp(sel.target_kind, "x86") == 0)
     s = tsr_x86_load(blob, size, vi.entry, &k->loaded, a->message, sizeof a->message);
   else if (strcmp(sel.target_kind, "cuda") == 0)
@@ -80,11 +85,11 @@ const char* tsr_kernel_last_message(const tsr_kernel* k) { return k ? k->message
 static int required_bytes(const tsr_kernel* k, size_t binding, tsr_dtype dtype,
                           const int64_t* scalars, uint64_t* out) {
   tsr_binding_info bi;
-  tsr_kernel_binding_at(k->archive, k->index, binding, &bi);
+  if (tsr_kernel_binding_at(k->archive, k->index, binding, &bi) != TSR_OK) return 0;
   uint64_t n = tsr_dtype_size(dtype);
   for (size_t d = 0; d < bi.dim_count; ++d) {
     tsr_dim_info di;
-    tsr_kernel_dim_at(k->archive, k->index, binding, d, &di);
+    if (tsr_kernel_dim_at(k->archive, k->index, binding, d, &di) != TSR_OK) return 0;
     uint64_t extent = (uint64_t)(di.is_scalar ? scalars[di.scalar_index] : di.value);
     if (!tsr_mul_u64(n, extent, &n)) return 0;
   }
@@ -92,41 +97,59 @@ static int required_bytes(const tsr_kernel* k, size_t binding, tsr_dtype dtype,
   return 1;
 }
 
+/* Binding i of the kernel; the kernel passed its check at load, so this
+ * cannot fail (it is checked anyway). */
+static tsr_status binding(tsr_kernel* k, size_t i, tsr_binding_info* bi) {
+  if (tsr_kernel_binding_at(k->archive, k->index, i, bi) == TSR_OK) return TSR_OK;
+  REJECT(TSR_ERROR_CORRUPT, "%s: binding %zu cannot be read", k->info.name, i);
+}
+
+#define BINDING(i) do { if (binding(k, (i), &bi) != TSR_OK) return TSR_ERROR_CORRUPT; } while (0)
+
+/* Every check, in the order tesserart.h documents, before anything is
+ * allocated: a count of 2^40 is ARG_COUNT, not OUT_OF_MEMORY. */
 static tsr_status validate(tsr_kernel* k, const tsr_buffer_arg* buffers, size_t buffer_count,
-                           const int64_t* scalars, size_t scalar_count, uint64_t* need) {
+                           const int64_t* scalars, size_t scalar_count) {
   const char* name = k->info.name;
+  tsr_binding_info bi;
+  uint64_t need;
   if ((!buffers && buffer_count) || (!scalars && scalar_count))
     REJECT(TSR_ERROR_NULL_ARGUMENT, "%s: NULL argument array", name);
   if (buffer_count != k->info.buffer_count || scalar_count != k->info.scalar_count)
     REJECT(TSR_ERROR_ARG_COUNT, "%s: expected %zu buffers and %zu scalars, got %zu and %zu", name,
            k->info.buffer_count, k->info.scalar_count, buffer_count, scalar_count);
-  tsr_binding_info bi[256];
-  size_t checked = buffer_count < 256 ? buffer_count : 256;
-  for (size_t i = 0; i < checked; ++i) tsr_kernel_binding_at(k->archive, k->index, i, &bi[i]);
-  if (checked < buffer_count) REJECT(TSR_ERROR_UNSUPPORTED, "%s: more than 256 buffers", name);
-  for (size_t i = 0; i < buffer_count; ++i)
-    if (!buffers[i].data) REJECT(TSR_ERROR_NULL_ARGUMENT, "%s: buffer '%s' is NULL", name, bi[i].name);
-  for (size_t i = 0; i < buffer_count; ++i)
-    if (buffers[i].role != bi[i].role)
-      REJECT(TSR_ERROR_ROLE_MISMATCH, "%s: buffer '%s' is an %s binding", name, bi[i].name,
-             bi[i].role == TSR_ROLE_IN ? "input" : "output");
-  for (size_t i = 0; i < buffer_count; ++i)
-    if (buffers[i].dtype != bi[i].dtype)
+  for (size_t i = 0; i < buffer_count; ++i) {
+    BINDING(i);
+    if (!buffers[i].data) REJECT(TSR_ERROR_NULL_ARGUMENT, "%s: buffer '%s' is NULL", name, bi.name);
+  }
+  for (size_t i = 0; i < buffer_count; ++i) {
+    BINDING(i);
+    if (buffers[i].role != bi.role)
+      REJECT(TSR_ERROR_ROLE_MISMATCH, "%s: buffer '%s' is an %s binding", name, bi.name,
+             bi.role == TSR_ROLE_IN ? "input" : "output");
+  }
+  for (size_t i = 0; i < buffer_count; ++i) {
+    BINDING(i);
+    if (buffers[i].dtype != bi.dtype)
       REJECT(TSR_ERROR_DTYPE_MISMATCH, "%s: buffer '%s' has dtype %s, the ABI says %s", name,
-             bi[i].name, tsr_dtype_name(buffers[i].dtype), tsr_dtype_name(bi[i].dtype));
+             bi.name, tsr_dtype_name(buffers[i].dtype), tsr_dtype_name(bi.dtype));
+  }
   for (size_t j = 0; j < scalar_count; ++j)
     if (scalars[j] < 0) REJECT(TSR_ERROR_INVALID_SCALAR, "%s: scalar %zu is negative", name, j);
   for (size_t i = 0; i < buffer_count; ++i) {
-    if (!required_bytes(k, i, bi[i].dtype, scalars, &need[i]))
-      REJECT(TSR_ERROR_INVALID_SCALAR, "%s: size of buffer '%s' overflows", name, bi[i].name);
-    if ((uint64_t)buffers[i].bytes < need[i])
+    BINDING(i);
+    if (!required_bytes(k, i, bi.dtype, scalars, &need))
+      REJECT(TSR_ERROR_INVALID_SCALAR, "%s: size of buffer '%s' overflows", name, bi.name);
+    if ((uint64_t)buffers[i].bytes < need)
       REJECT(TSR_ERROR_BUFFER_TOO_SMALL, "%s: buffer '%s' has %zu bytes, needs %llu", name,
-             bi[i].name, buffers[i].bytes, (unsigned long long)need[i]);
+             bi.name, buffers[i].bytes, (unsigned long long)need);
   }
-  for (size_t i = 0; i < buffer_count; ++i)
-    if ((uintptr_t)buffers[i].data % tsr_dtype_size(bi[i].dtype) != 0)
-      REJECT(TSR_ERROR_MISALIGNED, "%s: buffer '%s' is not aligned to %zu bytes", name, bi[i].name,
-             tsr_dtype_size(bi[i].dtype));
+  for (size_t i = 0; i < buffer_count; ++i) {
+    BINDING(i);
+    if ((uintptr_t)buffers[i].data % tsr_dtype_size(bi.dtype) != 0)
+      REJECT(TSR_ERROR_MISALIGNED, "%s: buffer '%s' is not aligned to %zu bytes", name, bi.name,
+             tsr_dtype_size(bi.dtype));
+  }
   return TSR_OK;
 }
 
@@ -134,21 +157,29 @@ tsr_status tsr_kernel_launch(tsr_kernel* k, const tsr_buffer_arg* buffers, size_
                              const int64_t* scalars, size_t scalar_count, tsr_selection* out_selection) {
   if (!k) return TSR_ERROR_NULL_ARGUMENT;
   k->message[0] = 0;
-  uint64_t need_small[16];
-  uint64_t* need = buffer_count <= 16 ? need_small : (uint64_t*)calloc(buffer_count, sizeof *need);
-  if (!need) return TSR_ERROR_OUT_OF_MEMORY;
-  tsr_status s = validate(k, buffers, buffer_count, scalars, scalar_count, need);
-  if (s == TSR_OK) {
-    tsr_launch_args args = {buffers, buffer_count, need, scalars, scalar_count};
-    if (k->loaded.backend == TSR_BACKEND_X86)
-      s = tsr_x86_launch(&k->loaded, &args);
-    else if (k->loaded.backend == TSR_BACKEND_CUDA)
+  tsr_status s = validate(k, buffers, buffer_count, scalars, scalar_count);
+  if (s != TSR_OK) return s;
+  tsr_launch_args args = {buffers, buffer_count, NULL, scalars, scalar_count};
+  if (k->loaded.backend == TSR_BACKEND_X86) {
+    s = tsr_x86_launch(&k->loaded, &args);
+  } else if (k->loaded.backend == TSR_BACKEND_CUDA) {
+    /* Valid: buffer_count is the ABI's own count and every size fits. */
+    uint64_t need_small[16];
+    uint64_t* need = buffer_count <= 16 ? need_small : (uint64_t*)calloc(buffer_count, sizeof *need);
+    if (!need) return TSR_ERROR_OUT_OF_MEMORY;
+    tsr_binding_info bi;
+    for (size_t i = 0; i < buffer_count && s == TSR_OK; ++i)
+      if (tsr_kernel_binding_at(k->archive, k->index, i, &bi) != TSR_OK ||
+          !required_bytes(k, i, bi.dtype, scalars, &need[i]))
+        s = TSR_ERROR_CORRUPT;   /* validate read the same records */
+    args.required_bytes = need;
+    if (s == TSR_OK)
       s = tsr_cuda_launch(&k->loaded, &args, k->archive, k->index, k->selection.variant, k->message,
                           sizeof k->message);
-    else
-      s = TSR_ERROR_UNSUPPORTED;
+    if (need != need_small) free(need);
+  } else {
+    s = TSR_ERROR_UNSUPPORTED;
   }
-  if (need != need_small) free(need);
   if (s == TSR_OK && out_selection) *out_selection = k->selection;
   return s;
 }

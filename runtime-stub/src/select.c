@@ -71,12 +71,12 @@ static int wants(const tsr_select_options* o, const char* kind) {
 static long best_of_kind(const tsr_archive* a, size_t kernel, const char* kind, const char* exact,
                          tsr_artifact_kind artifact, int x86_feat) {
   tsr_kernel_info ki;
-  tsr_archive_kernel_at(a, kernel, &ki);
+  if (tsr_archive_kernel_at(a, kernel, &ki) != TSR_OK) return -1;
   long best = -1;
   int best_score = -1;
   for (size_t v = 0; v < ki.variant_count; ++v) {
     tsr_variant_info vi;
-    tsr_kernel_variant_at(a, kernel, v, &vi);
+    if (tsr_kernel_variant_at(a, kernel, v, &vi) != TSR_OK) continue;
     if (strcmp(vi.target_kind, kind) != 0 || vi.artifact_kind != artifact) continue;
     if (exact) {
       if (strcmp(vi.arch, exact) == 0) return (long)v;
@@ -93,13 +93,15 @@ static long best_of_kind(const tsr_archive* a, size_t kernel, const char* kind, 
   return best;
 }
 
-static void fill(const tsr_archive* a, size_t kernel, long v, const char* route, tsr_selection* out) {
+static tsr_status fill(const tsr_archive* a, size_t kernel, long v, const char* route, tsr_selection* out) {
   tsr_variant_info vi;
-  tsr_kernel_variant_at(a, kernel, (size_t)v, &vi);
+  tsr_status s = tsr_kernel_variant_at(a, kernel, (size_t)v, &vi);   /* read by best_of_kind already */
+  if (s != TSR_OK) return s;
   out->variant = (size_t)v;
   out->target_kind = vi.target_kind;
   out->arch = vi.arch;
   out->route = route;
+  return TSR_OK;
 }
 
 tsr_status tsr_kernel_select(tsr_archive* a, size_t kernel, const tsr_select_options* o,
@@ -116,25 +118,25 @@ tsr_status tsr_kernel_select(tsr_archive* a, size_t kernel, const tsr_select_opt
     device_seen = 1;
     snprintf(name, sizeof name, "sm_%d", cc);
     if ((v = best_of_kind(a, kernel, "cuda", name, TSR_ARTIFACT_CUBIN, 0)) >= 0)
-      return fill(a, kernel, v, "cubin", out), TSR_OK;
+      return fill(a, kernel, v, "cubin", out);
     if ((v = best_of_kind(a, kernel, "cuda", "ptx", TSR_ARTIFACT_PTX, 0)) >= 0)
-      return fill(a, kernel, v, "ptx-jit", out), TSR_OK;
+      return fill(a, kernel, v, "ptx-jit", out);
   }
   if (wants(o, "hip") && tsr_hip_probe(name, sizeof name) == TSR_OK) {
     device_seen = 1;
     if ((v = best_of_kind(a, kernel, "hip", name, TSR_ARTIFACT_CODE_OBJECT, 0)) >= 0)
-      return fill(a, kernel, v, "code_object", out), TSR_OK;
+      return fill(a, kernel, v, "code_object", out);
   }
   if (wants(o, "xdna") && tsr_xrt_probe(name, sizeof name) == TSR_OK) {
     device_seen = 1;
     if ((v = best_of_kind(a, kernel, "xdna", name, TSR_ARTIFACT_XCLBIN, 0)) >= 0)
-      return fill(a, kernel, v, "xclbin", out), TSR_OK;
+      return fill(a, kernel, v, "xclbin", out);
   }
   int feat = o && o->x86_level ? o->x86_level : x86_features();
   if (wants(o, "x86") && (feat & 0xff) > 0) {
     device_seen = 1;
     if ((v = best_of_kind(a, kernel, "x86", NULL, TSR_ARTIFACT_SHARED_OBJECT, feat)) >= 0)
-      return fill(a, kernel, v, "memfd+dlopen", out), TSR_OK;
+      return fill(a, kernel, v, "memfd+dlopen", out);
   }
   return device_seen ? TSR_ERROR_NO_VARIANT : TSR_ERROR_NO_DEVICE;
 }

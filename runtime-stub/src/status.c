@@ -53,6 +53,12 @@ const char* tsr_dtype_name(tsr_dtype dtype) {
   }
 }
 
+tsr_dtype tsr_dtype_from_name(const char* name) {
+  for (int t = TSR_DTYPE_F32; t <= TSR_DTYPE_BF16; ++t)
+    if (strcmp(name, tsr_dtype_name((tsr_dtype)t)) == 0) return (tsr_dtype)t;
+  return TSR_DTYPE_INVALID;
+}
+
 void tsr_set_message(char* buf, size_t size, const char* fmt, ...) {
   if (!buf || size == 0) return;
   va_list ap;

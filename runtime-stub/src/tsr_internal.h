@@ -86,16 +86,41 @@ enum { TSR_KERNEL_UNCHECKED = 0, TSR_KERNEL_OK = 1, TSR_KERNEL_BAD = 2 };
  * the archive metadata and each kernel's record ranges; fills a (data/size
  * set). The rest of each kernel's records is checked by tsr_kernel_check. */
 tsr_status tsr_parse(struct tsr_archive* a, uint64_t data_len, char* msg, size_t msg_size);
-/* TSR_OK once kernel k's own records (strings, enums, dims, variants, blob
- * ranges within the kernel, metadata, verdicts) are valid; TSR_ERROR_CORRUPT
- * with the reason in msg (may be NULL) otherwise. k < kern.count. The result
- * is cached in a->kernel_state; safe to call concurrently. */
-tsr_status tsr_kernel_check(const struct tsr_archive* a, size_t k, char* msg, size_t msg_size);
-/* Every kernel's check plus the checks across kernels (blob ranges in file
- * order without overlap): tsr_archive_verify and TSR_OPEN_VERIFY_BLOBS. */
-tsr_status tsr_check_all_kernels(const struct tsr_archive* a, char* msg, size_t msg_size);
 /* Reads a string reference already validated (tsr_parse / tsr_kernel_check). */
 const char* tsr_str_at(const struct tsr_archive* a, const uint8_t* ref);
+
+/* validate.c: the validator (docs/archive-format.md, "Validity").
+ * TSR_OK once kernel k's own records (strings, names, enums, dims, variants,
+ * blob ranges within the kernel, metadata, verdicts) follow every rule;
+ * TSR_ERROR_CORRUPT with the reason in msg (may be NULL) otherwise. k <
+ * kern.count. The result is cached in a->kernel_state; safe to call
+ * concurrently. */
+tsr_status tsr_kernel_check(const struct tsr_archive* a, size_t k, char* msg, size_t msg_size);
+/* Every kernel's check plus the one across kernels (blob ranges in file
+ * order without overlap). */
+tsr_status tsr_check_all_kernels(const struct tsr_archive* a, char* msg, size_t msg_size);
+
+/* rules.c: the string and metadata rules. */
+/* 1 when the reference lies in STRS, NUL-terminated, without an embedded NUL. */
+int tsr_str_in_bounds(const struct tsr_archive* a, const uint8_t* ref);
+/* NULL for a valid string (in bounds, UTF-8, not an absolute path), else
+ * why not, e.g. "is not UTF-8". */
+const char* tsr_str_problem(const struct tsr_archive* a, const uint8_t* ref);
+int tsr_is_identifier(const char* s);     /* [A-Za-z_][A-Za-z0-9_]* */
+int tsr_is_identity(const char* s);       /* 64 lower-case hex digits */
+int tsr_is_target_name(const char* s);    /* [A-Za-z0-9_.+-]+ */
+/* Key/value records [first, first+count) of t: valid strings, keys
+ * non-empty, without '=' or newline, strictly sorted; values without
+ * newline. `where` starts the message ("archive", "kernel 'k' variant x86:v3"). */
+tsr_status tsr_check_meta(const struct tsr_archive* a, const tsr_table* t, uint32_t first,
+                          uint32_t count, const char* where, char* msg, size_t msg_size);
+/* An untrusted string for a message: printable ASCII, other bytes as \xNN,
+ * cut to fit TSR_QUOTE_SIZE with "...". */
+#define TSR_QUOTE_SIZE 72
+void tsr_quote(char out[TSR_QUOTE_SIZE], const char* s);
+/* status.c: "f32" -> TSR_DTYPE_F32, ...; TSR_DTYPE_INVALID for any other
+ * name (storage dtypes only: "i64" is not one). */
+tsr_dtype tsr_dtype_from_name(const char* name);
 
 /* sha256.c: the portable path only (tests compare it with SHA-NI and OpenSSL). */
 void tsr_sha256_portable(const void* data, size_t size, uint8_t out_digest[32]);
@@ -108,7 +133,7 @@ tsr_status tsr_map_all(struct tsr_archive* a);
 /* The bytes of blob v (global variant index), read from the file on first
  * use where the archive is not in memory; NULL with a->message set on error. */
 const uint8_t* tsr_blob_bytes(struct tsr_archive* a, uint32_t v);
-/* CRC-32C of the blob (first use), or its SHA-256 when full is set. */
+/* CRC-32C of the blob (first use), or its SHA-256 and CRC-32C when full is set. */
 tsr_status tsr_blob_check(struct tsr_archive* a, uint32_t global_variant, int full);
 void tsr_set_message(char* buf, size_t size, const char* fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -124,6 +149,7 @@ typedef struct tsr_loaded {
   void* handle;             /* dlopen handle / CUmodule */
   void* function;           /* entry point / CUfunction */
   int backend;              /* TSR_BACKEND_* */
+  int fd;                   /* x86: the scratch file, open while the library is loaded */
 } tsr_loaded;
 
 enum { TSR_BACKEND_X86 = 1, TSR_BACKEND_CUDA = 2, TSR_BACKEND_HIP = 3, TSR_BACKEND_XRT = 4 };
@@ -132,13 +158,18 @@ enum { TSR_BACKEND_X86 = 1, TSR_BACKEND_CUDA = 2, TSR_BACKEND_HIP = 3, TSR_BACKE
 typedef struct tsr_launch_args {
   const tsr_buffer_arg* buffers;
   size_t buffer_count;
-  const uint64_t* required_bytes;  /* per buffer, computed from the ABI */
+  const uint64_t* required_bytes;  /* per buffer, computed from the ABI (CUDA only; NULL for x86) */
   const int64_t* scalars;
   size_t scalar_count;
 } tsr_launch_args;
 
 tsr_status tsr_x86_load(const void* blob, size_t size, const char* entry, tsr_loaded* out,
                         char* msg, size_t msg_size);
+/* tsr_x86_load with a chosen scratch file: a memfd (the default; falls back
+ * to a temporary file where memfd_create fails) or the temporary file. */
+enum { TSR_X86_SCRATCH_MEMFD = 0, TSR_X86_SCRATCH_TMPFILE = 1 };
+tsr_status tsr_x86_load_with(int scratch, const void* blob, size_t size, const char* entry,
+                             tsr_loaded* out, char* msg, size_t msg_size);
 tsr_status tsr_x86_launch(const tsr_loaded* l, const tsr_launch_args* args);
 void tsr_x86_unload(tsr_loaded* l);
 

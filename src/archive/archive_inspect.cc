@@ -1,84 +1,103 @@
+// inspect_json walks a verified archive through the stub's accessors; every
+// status is checked (a failure is reported, never read past).
 #include "archive/archive_inspect.h"
 
-#include <memory>
 #include <nlohmann/json.hpp>
 
+#include "archive/archive_reader.h"
 #include "support/sha256.h"
-#include "tesserart.h"
 
 namespace tsr {
+namespace {
+
+using nlohmann::json;
+
+Expected<json> binding_json(tsr_archive* a, size_t k, size_t b) {
+  tsr_binding_info bi;
+  if (Status s = stub_status(tsr_kernel_binding_at(a, k, b, &bi)); !s) return s.take_error();
+  static const char* const roles[] = {"in", "out", "scalar"};
+  json jb{{"name", bi.name}, {"role", roles[bi.role]}, {"dtype", tsr_dtype_name(bi.dtype)}};
+  if (bi.role == TSR_ROLE_SCALAR) return jb;
+  jb["shape"] = json::array();
+  for (size_t d = 0; d < bi.dim_count; ++d) {
+    tsr_dim_info di;
+    if (Status s = stub_status(tsr_kernel_dim_at(a, k, b, d, &di)); !s) return s.take_error();
+    if (di.is_scalar) jb["shape"].push_back(di.scalar_name);
+    else jb["shape"].push_back(di.value);
+  }
+  return jb;
+}
+
+Expected<json> variant_json(tsr_archive* a, size_t k, size_t v) {
+  tsr_variant_info vi;
+  if (Status s = stub_status(tsr_kernel_variant_at(a, k, v, &vi)); !s) return s.take_error();
+  static const char* const kinds[] = {"unknown", "shared_object", "ptx", "cubin", "code_object", "xclbin"};
+  json jv{{"target", std::string(vi.target_kind) + ":" + vi.arch},
+          {"artifact_kind", kinds[vi.artifact_kind]},
+          {"entry", vi.entry}, {"key", vi.key}, {"toolchain", vi.toolchain},
+          {"offset", vi.offset}, {"size", vi.size}, {"sha256", to_hex(vi.sha256, 32)}};
+  jv["metadata"] = json::object();
+  for (size_t m = 0; m < vi.metadata_count; ++m) {
+    const char *key, *value;
+    if (Status s = stub_status(tsr_variant_metadata_at(a, k, v, m, &key, &value)); !s) return s.take_error();
+    jv["metadata"][key] = value;
+  }
+  return jv;
+}
+
+Expected<json> verdict_json(tsr_archive* a, size_t k, size_t v) {
+  tsr_verdict_info di;
+  if (Status s = stub_status(tsr_kernel_verdict_at(a, k, v, &di)); !s) return s.take_error();
+  static const char* const verdicts[] = {"NOT_RUN", "PASS", "FAIL"};
+  return json{{"target", std::string(di.target_kind) + ":" + di.arch},
+              {"verdict", unsigned(di.verdict) < 3 ? verdicts[di.verdict] : "UNKNOWN"},
+              {"max_abs_err", di.max_abs_err}, {"max_rel_err", di.max_rel_err},
+              {"budget_atol", di.budget_atol}, {"budget_rtol", di.budget_rtol},
+              {"seed", di.seed}, {"reason", di.reason}};
+}
+
+// Appends f(i) for i < n to `into`; the first error stops.
+template <typename F>
+Status append_each(json& into, size_t n, F f) {
+  into = json::array();
+  for (size_t i = 0; i < n; ++i) {
+    Expected<json> item = f(i);
+    if (!item) return item.take_error();
+    into.push_back(std::move(*item));
+  }
+  return ok();
+}
+
+Expected<json> kernel_json(tsr_archive* a, size_t k) {
+  tsr_kernel_info ki;
+  if (Status s = stub_status(tsr_archive_kernel_at(a, k, &ki)); !s) return s.take_error();
+  json jk{{"name", ki.name}, {"identity", ki.identity}, {"family", ki.family}, {"dtype", ki.dtype}};
+  Status s = append_each(jk["abi"], ki.binding_count, [&](size_t b) { return binding_json(a, k, b); });
+  if (s) s = append_each(jk["variants"], ki.variant_count, [&](size_t v) { return variant_json(a, k, v); });
+  if (s) s = append_each(jk["verdicts"], ki.verdict_count, [&](size_t v) { return verdict_json(a, k, v); });
+  if (!s) return s.take_error();
+  return jk;
+}
+
+}  // namespace
 
 Expected<std::string> inspect_json(std::span<const uint8_t> bytes) {
-  char message[256] = "";
-  tsr_open_options options{0, message, sizeof message};
-  tsr_archive* raw = nullptr;
-  tsr_status s = tsr_archive_open_memory(bytes.data(), bytes.size(), &options, &raw);
-  if (s != TSR_OK) return invalid_input(*message ? message : tsr_status_string(s));
-  std::unique_ptr<tsr_archive, void (*)(tsr_archive*)> a(raw, tsr_archive_close);
-
+  Expected<ArchiveHandle> handle = open_verified_archive(bytes);
+  if (!handle) return handle.take_error();
+  tsr_archive* a = handle->get();
   tsr_archive_info info;
-  (void)tsr_archive_get_info(raw, &info);
-  nlohmann::json j;
+  if (Status s = stub_status(tsr_archive_get_info(a, &info)); !s) return s.take_error();
+  json j;
   j["format"] = std::to_string(info.major) + "." + std::to_string(info.minor);
   j["file_size"] = info.file_size;
-  j["metadata"] = nlohmann::json::object();
+  j["metadata"] = json::object();
   for (size_t i = 0; i < info.metadata_count; ++i) {
     const char *key, *value;
-    (void)tsr_archive_metadata_at(raw, i, &key, &value);
+    if (Status s = stub_status(tsr_archive_metadata_at(a, i, &key, &value)); !s) return s.take_error();
     j["metadata"][key] = value;
   }
-  j["kernels"] = nlohmann::json::array();
-  for (size_t k = 0; k < info.kernel_count; ++k) {
-    tsr_kernel_info ki;
-    (void)tsr_archive_kernel_at(raw, k, &ki);
-    nlohmann::json jk{{"name", ki.name}, {"identity", ki.identity}, {"family", ki.family}, {"dtype", ki.dtype}};
-    jk["abi"] = nlohmann::json::array();
-    for (size_t b = 0; b < ki.binding_count; ++b) {
-      tsr_binding_info bi;
-      (void)tsr_kernel_binding_at(raw, k, b, &bi);
-      static const char* const roles[] = {"in", "out", "scalar"};
-      nlohmann::json jb{{"name", bi.name}, {"role", roles[bi.role]}, {"dtype", tsr_dtype_name(bi.dtype)}};
-      if (bi.role != TSR_ROLE_SCALAR) {
-        jb["shape"] = nlohmann::json::array();
-        for (size_t d = 0; d < bi.dim_count; ++d) {
-          tsr_dim_info di;
-          (void)tsr_kernel_dim_at(raw, k, b, d, &di);
-          if (di.is_scalar) jb["shape"].push_back(di.scalar_name);
-          else jb["shape"].push_back(di.value);
-        }
-      }
-      jk["abi"].push_back(jb);
-    }
-    jk["variants"] = nlohmann::json::array();
-    for (size_t v = 0; v < ki.variant_count; ++v) {
-      tsr_variant_info vi;
-      (void)tsr_kernel_variant_at(raw, k, v, &vi);
-      static const char* const kinds[] = {"unknown", "shared_object", "ptx", "cubin", "code_object", "xclbin"};
-      nlohmann::json jv{{"target", std::string(vi.target_kind) + ":" + vi.arch},
-                        {"artifact_kind", kinds[vi.artifact_kind]},
-                        {"entry", vi.entry}, {"key", vi.key}, {"toolchain", vi.toolchain},
-                        {"offset", vi.offset}, {"size", vi.size}, {"sha256", to_hex(vi.sha256, 32)}};
-      jv["metadata"] = nlohmann::json::object();
-      for (size_t m = 0; m < vi.metadata_count; ++m) {
-        const char *key, *value;
-        (void)tsr_variant_metadata_at(raw, k, v, m, &key, &value);
-        jv["metadata"][key] = value;
-      }
-      jk["variants"].push_back(jv);
-    }
-    jk["verdicts"] = nlohmann::json::array();
-    for (size_t v = 0; v < ki.verdict_count; ++v) {
-      tsr_verdict_info di;
-      (void)tsr_kernel_verdict_at(raw, k, v, &di);
-      static const char* const verdicts[] = {"NOT_RUN", "PASS", "FAIL"};
-      jk["verdicts"].push_back({{"target", std::string(di.target_kind) + ":" + di.arch},
-                                {"verdict", unsigned(di.verdict) < 3 ? verdicts[di.verdict] : "UNKNOWN"},
-                                {"max_abs_err", di.max_abs_err}, {"max_rel_err", di.max_rel_err},
-                                {"budget_atol", di.budget_atol}, {"budget_rtol", di.budget_rtol},
-                                {"seed", di.seed}, {"reason", di.reason}});
-    }
-    j["kernels"].push_back(jk);
-  }
+  Status s = append_each(j["kernels"], info.kernel_count, [&](size_t k) { return kernel_json(a, k); });
+  if (!s) return s.take_error();
   return j.dump(2) + "\n";
 }
 

@@ -13,6 +13,9 @@ namespace tsr {
 // dtype, ABI (bindings with role, dtype and shape), variants (target,
 // artifact kind, entry, key, toolchain, blob offset/size/sha256, metadata)
 // and verdicts. Keys sorted, two-space indent: stable text for golden tests.
+// Only an archive the stub's validator accepts is described (the error is
+// its reason, as `tesserac verify` gives it): inspect never shows hashes
+// or records it has not checked.
 Expected<std::string> inspect_json(std::span<const uint8_t> archive_bytes);
 
 }  // namespace tsr

@@ -1,98 +1,109 @@
-// C++ view over the stub's reader: opens with tsr_archive_open_memory and
-// copies what the accessors return into ArchiveContents.
+// C++ view over the stub's reader: opens with tsr_archive_open_memory, runs
+// the stub's validator, and copies what the accessors return into
+// ArchiveContents. Every stub status is checked, although a verified
+// archive makes every accessor succeed: a failure is reported, never read past.
 #include "archive/archive_reader.h"
 
-#include <memory>
-
 #include "support/file_io.h"
-#include "support/sha256.h"
-#include "tesserart.h"
 
 namespace tsr {
-namespace {
 
-struct ArchiveCloser {
-  void operator()(tsr_archive* a) const { tsr_archive_close(a); }
-};
-using ArchiveHandle = std::unique_ptr<tsr_archive, ArchiveCloser>;
-
-// The stub's one-line reason, or the status name when it gave none.
-Error stub_error(tsr_status s, const char* message) {
+Status stub_status(tsr_status s, const char* message) {
+  if (s == TSR_OK) return ok();
   return invalid_input(message && *message ? message : tsr_status_string(s));
 }
 
-Expected<ArchiveHandle> open_bytes(std::span<const uint8_t> bytes) {
+Expected<ArchiveHandle> open_verified_archive(std::span<const uint8_t> bytes) {
   char message[256] = "";
   tsr_open_options options{0, message, sizeof message};
   tsr_archive* raw = nullptr;
   tsr_status s = tsr_archive_open_memory(bytes.data(), bytes.size(), &options, &raw);
-  if (s != TSR_OK) return stub_error(s, message);
-  return ArchiveHandle(raw);
+  if (s != TSR_OK) return stub_status(s, message).take_error();
+  ArchiveHandle handle(raw);
+  s = tsr_archive_verify(raw, message, sizeof message);
+  if (s != TSR_OK) return stub_status(s, message).take_error();
+  return handle;
 }
 
-DType dtype_from_tag(tsr_dtype t) {
-  return t == TSR_DTYPE_F16 ? DType::f16 : t == TSR_DTYPE_BF16 ? DType::bf16 : DType::f32;
+namespace {
+
+Expected<Binding> read_binding(tsr_archive* a, size_t kernel, size_t index) {
+  tsr_binding_info bi;
+  if (Status s = stub_status(tsr_kernel_binding_at(a, kernel, index, &bi)); !s) return s.take_error();
+  Binding binding;
+  binding.name = bi.name;
+  binding.role = bi.role == TSR_ROLE_IN ? Role::input : bi.role == TSR_ROLE_OUT ? Role::output : Role::scalar;
+  binding.dtype = bi.dtype == TSR_DTYPE_F16 ? DType::f16 : bi.dtype == TSR_DTYPE_BF16 ? DType::bf16 : DType::f32;
+  for (size_t d = 0; d < bi.dim_count; ++d) {
+    tsr_dim_info di;
+    if (Status s = stub_status(tsr_kernel_dim_at(a, kernel, index, d, &di)); !s) return s.take_error();
+    binding.shape.push_back(di.is_scalar ? Dim{0, di.scalar_name} : Dim{di.value, ""});
+  }
+  return binding;
+}
+
+Expected<Artifact> read_variant(tsr_archive* a, size_t kernel, size_t index) {
+  tsr_variant_info vi;
+  if (Status s = stub_status(tsr_kernel_variant_at(a, kernel, index, &vi)); !s) return s.take_error();
+  Artifact art;
+  art.target = TargetName{vi.target_kind, vi.arch};
+  art.kind = artifact_kind_name(vi.artifact_kind);
+  art.entry = vi.entry;
+  art.key = vi.key;
+  art.toolchain = vi.toolchain;
+  for (size_t m = 0; m < vi.metadata_count; ++m) {
+    const char *key, *value;
+    if (Status s = stub_status(tsr_variant_metadata_at(a, kernel, index, m, &key, &value)); !s) return s.take_error();
+    art.metadata[key] = value;
+  }
+  const void* data;
+  size_t size;
+  tsr_status st = tsr_variant_blob(a, kernel, index, &data, &size);
+  if (st != TSR_OK) return stub_status(st, tsr_archive_last_message(a)).take_error();
+  art.bytes.assign(static_cast<const uint8_t*>(data), static_cast<const uint8_t*>(data) + size);
+  return art;
+}
+
+Expected<OracleVerdictRecord> read_verdict(tsr_archive* a, size_t kernel, size_t index) {
+  tsr_verdict_info di;
+  if (Status s = stub_status(tsr_kernel_verdict_at(a, kernel, index, &di)); !s) return s.take_error();
+  OracleVerdictRecord r;
+  r.target = TargetName{di.target_kind, di.arch};
+  r.verdict = di.verdict == TSR_VERDICT_PASS ? ArchiveVerdict::pass
+              : di.verdict == TSR_VERDICT_FAIL ? ArchiveVerdict::fail : ArchiveVerdict::not_run;
+  r.max_abs_err = di.max_abs_err;
+  r.max_rel_err = di.max_rel_err;
+  r.budget_atol = di.budget_atol;
+  r.budget_rtol = di.budget_rtol;
+  r.seed = di.seed;
+  r.reason = di.reason;
+  return r;
 }
 
 Expected<ArchiveKernel> read_kernel(tsr_archive* a, size_t index) {
   tsr_kernel_info ki;
-  (void)tsr_archive_kernel_at(a, index, &ki);
+  if (Status s = stub_status(tsr_archive_kernel_at(a, index, &ki)); !s) return s.take_error();
   ArchiveKernel k;
   k.name = ki.name;
   k.identity = ki.identity;
   k.family = ki.family;
-  std::optional<DType> dtype = dtype_from_name(ki.dtype);
+  std::optional<DType> dtype = dtype_from_name(ki.dtype);   // the validator admits these only
   if (!dtype) return invalid_input("kernel '" + k.name + "': unknown dtype '" + ki.dtype + "'");
   k.dtype = *dtype;
   for (size_t b = 0; b < ki.binding_count; ++b) {
-    tsr_binding_info bi;
-    (void)tsr_kernel_binding_at(a, index, b, &bi);
-    Binding binding;
-    binding.name = bi.name;
-    binding.role = bi.role == TSR_ROLE_IN ? Role::input : bi.role == TSR_ROLE_OUT ? Role::output : Role::scalar;
-    binding.dtype = dtype_from_tag(bi.dtype);
-    for (size_t d = 0; d < bi.dim_count; ++d) {
-      tsr_dim_info di;
-      (void)tsr_kernel_dim_at(a, index, b, d, &di);
-      binding.shape.push_back(di.is_scalar ? Dim{0, di.scalar_name} : Dim{di.value, ""});
-    }
-    k.abi.bindings.push_back(std::move(binding));
+    Expected<Binding> binding = read_binding(a, index, b);
+    if (!binding) return binding.take_error();
+    k.abi.bindings.push_back(std::move(*binding));
   }
   for (size_t v = 0; v < ki.variant_count; ++v) {
-    tsr_variant_info vi;
-    (void)tsr_kernel_variant_at(a, index, v, &vi);
-    Artifact art;
-    art.target = TargetName{vi.target_kind, vi.arch};
-    art.kind = artifact_kind_name(vi.artifact_kind);
-    art.entry = vi.entry;
-    art.key = vi.key;
-    art.toolchain = vi.toolchain;
-    for (size_t m = 0; m < vi.metadata_count; ++m) {
-      const char *key, *value;
-      (void)tsr_variant_metadata_at(a, index, v, m, &key, &value);
-      art.metadata[key] = value;
-    }
-    const void* data;
-    size_t size;
-    tsr_status s = tsr_variant_blob(a, index, v, &data, &size);
-    if (s != TSR_OK) return stub_error(s, tsr_archive_last_message(a));
-    art.bytes.assign(static_cast<const uint8_t*>(data), static_cast<const uint8_t*>(data) + size);
-    k.variants.push_back(std::move(art));
+    Expected<Artifact> art = read_variant(a, index, v);
+    if (!art) return art.take_error();
+    k.variants.push_back(std::move(*art));
   }
   for (size_t v = 0; v < ki.verdict_count; ++v) {
-    tsr_verdict_info di;
-    (void)tsr_kernel_verdict_at(a, index, v, &di);
-    OracleVerdictRecord r;
-    r.target = TargetName{di.target_kind, di.arch};
-    r.verdict = di.verdict == TSR_VERDICT_PASS ? ArchiveVerdict::pass
-                : di.verdict == TSR_VERDICT_FAIL ? ArchiveVerdict::fail : ArchiveVerdict::not_run;
-    r.max_abs_err = di.max_abs_err;
-    r.max_rel_err = di.max_rel_err;
-    r.budget_atol = di.budget_atol;
-    r.budget_rtol = di.budget_rtol;
-    r.seed = di.seed;
-    r.reason = di.reason;
-    k.verdicts.push_back(std::move(r));
+    Expected<OracleVerdictRecord> r = read_verdict(a, index, v);
+    if (!r) return r.take_error();
+    k.verdicts.push_back(std::move(*r));
   }
   return k;
 }
@@ -102,15 +113,15 @@ Error with_path(const std::string& path, const Error& e) { return Error(e.kind()
 }  // namespace
 
 Expected<ArchiveContents> read_archive(std::span<const uint8_t> bytes) {
-  Expected<ArchiveHandle> handle = open_bytes(bytes);
+  Expected<ArchiveHandle> handle = open_verified_archive(bytes);
   if (!handle) return handle.take_error();
   tsr_archive* a = handle->get();
   tsr_archive_info info;
-  (void)tsr_archive_get_info(a, &info);
+  if (Status s = stub_status(tsr_archive_get_info(a, &info)); !s) return s.take_error();
   ArchiveContents c;
   for (size_t i = 0; i < info.metadata_count; ++i) {
     const char *key, *value;
-    (void)tsr_archive_metadata_at(a, i, &key, &value);
+    if (Status s = stub_status(tsr_archive_metadata_at(a, i, &key, &value)); !s) return s.take_error();
     c.metadata[key] = value;
   }
   for (size_t i = 0; i < info.kernel_count; ++i) {
@@ -122,15 +133,13 @@ Expected<ArchiveContents> read_archive(std::span<const uint8_t> bytes) {
 }
 
 Status verify_archive(std::span<const uint8_t> bytes) {
-  Expected<ArchiveHandle> handle = open_bytes(bytes);
+  Expected<ArchiveHandle> handle = open_verified_archive(bytes);
   if (!handle) return handle.take_error();
-  char message[256] = "";
-  tsr_status s = tsr_archive_verify(handle->get(), message, sizeof message);
-  if (s != TSR_OK) return stub_error(s, message);
   return ok();
 }
 
-
+// read_file_bytes names the path in its own errors; the archive's errors
+// get it here, so every message names it exactly once.
 Expected<ArchiveContents> read_archive_file(const std::string& path) {
   Expected<std::vector<uint8_t>> bytes = read_file_bytes(path);
   if (!bytes) return bytes.take_error();

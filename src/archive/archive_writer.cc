@@ -2,13 +2,11 @@
 // aligned index sections, page-aligned blobs (docs/archive-format.md).
 #include "archive/archive_writer.h"
 
-
 #include <algorithm>
-#include <cctype>
 #include <cstring>
-#include <set>
 #include <unordered_map>
 
+#include "archive/archive_reader.h"
 #include "support/file_io.h"
 #include "support/sha256.h"
 #include "tesserart.h"
@@ -16,84 +14,48 @@
 namespace tsr {
 namespace {
 
-bool is_c_identifier(const std::string& s) {
-  if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) return false;
-  return std::all_of(s.begin(), s.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
-}
-
-bool is_identity(const std::string& s) {
-  return s.size() == 64 && std::all_of(s.begin(), s.end(), [](char c) {
-           return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
-         });
-}
-
-// Strings become C strings in the stub; absolute paths would make the file
-// depend on the build machine.
-std::string string_problem(const std::string& s) {
-  if (s.find('\0') != std::string::npos) return "contains a NUL byte";
-  if (!s.empty() && s[0] == '/') return "is an absolute path";
-  if (s.size() > UINT32_MAX / 2) return "is too long";
-  return "";
-}
-
-Status check_strings(const std::string& where, std::initializer_list<const std::string*> fields) {
-  for (const std::string* f : fields) {
-    std::string why = string_problem(*f);
-    if (!why.empty()) return invalid_input(where + ": string '" + f->substr(0, 40) + "' " + why);
-  }
+// What the format cannot represent at all; every other rule of
+// docs/archive-format.md is the stub's validator's, run on the bytes
+// (serialize_archive), so writer and reader never disagree about one.
+Status representable_string(const std::string& where, const std::string& s) {
+  if (s.find('\0') != std::string::npos) return invalid_input(where + ": string '" + s.substr(0, 40) + "' contains a NUL byte");
+  if (s.size() > UINT32_MAX / 2) return invalid_input(where + ": string is too long");
   return ok();
 }
 
-Status check_metadata(const std::string& where, const std::map<std::string, std::string>& m) {
+Status representable_metadata(const std::string& where, const std::map<std::string, std::string>& m) {
   for (const auto& [key, value] : m) {
-    if (key.empty() || key.find_first_of("=\n") != std::string::npos || value.find('\n') != std::string::npos)
-      return invalid_input(where + ": metadata key '" + key + "' is empty or has '=' or a newline");
-    Status s = check_strings(where + ": metadata", {&key, &value});
+    Status s = representable_string(where + " metadata", key);
+    if (s) s = representable_string(where + " metadata", value);
     if (!s) return s;
   }
   return ok();
 }
 
-Status check_kernel(const ArchiveKernel& k) {
+Status representable_kernel(const ArchiveKernel& k) {
   const std::string where = "kernel '" + k.name + "'";
-  if (!is_c_identifier(k.name)) return invalid_input(where + ": name is not a C identifier");
-  if (!is_identity(k.identity)) return invalid_input(where + ": identity is not 64 lower-case hex digits");
-  Status s = check_strings(where, {&k.family});
-  if (!s) return s;
-  std::set<std::string> scalars, names;
-  bool seen_scalar = false, seen_output = false;
-  for (const Binding& b : k.abi.bindings) {
-    if (!names.insert(b.name).second) return invalid_input(where + ": binding '" + b.name + "' appears twice");
-    if ((b.role == Role::input && (seen_output || seen_scalar)) || (b.role == Role::output && seen_scalar))
-      return invalid_input(where + ": bindings are not in the order inputs, outputs, scalars");
-    seen_output |= b.role == Role::output;
-    seen_scalar |= b.role == Role::scalar;
-    if (b.role == Role::scalar) {
-      if (!b.shape.empty()) return invalid_input(where + ": scalar '" + b.name + "' has a shape");
-      scalars.insert(b.name);
-    }
-    if (!(s = check_strings(where, {&b.name}))) return s;
+  for (const std::string* f : {&k.name, &k.identity, &k.family}) {
+    Status s = representable_string(where, *f);
+    if (!s) return s;
   }
-  for (const Binding& b : k.abi.bindings)
-    for (const Dim& d : b.shape) {
-      if (!d.is_static() && !scalars.count(d.name))
+  std::vector<std::string> scalars = k.abi.scalar_names();
+  for (const Binding& b : k.abi.bindings) {
+    if (Status s = representable_string(where, b.name); !s) return s;
+    for (const Dim& d : b.shape)
+      if (!d.is_static() && std::find(scalars.begin(), scalars.end(), d.name) == scalars.end())
         return invalid_input(where + ": shape of '" + b.name + "' uses '" + d.name + "', which is not a runtime scalar");
-      if (d.is_static() && d.value < 0) return invalid_input(where + ": negative extent in '" + b.name + "'");
-    }
-  std::set<TargetName> targets;
+  }
   for (const Artifact& a : k.variants) {
     const std::string vw = where + " variant " + a.target.str();
-    if (!targets.insert(a.target).second) return invalid_input(vw + ": target appears twice");
     if (artifact_kind_tag(a.kind) == 0) return invalid_input(vw + ": unknown artifact kind '" + a.kind + "'");
-    if (a.target.kind.empty() || a.target.arch.empty()) return invalid_input(vw + ": empty target kind or arch");
-    if (!(s = check_strings(vw, {&a.target.kind, &a.target.arch, &a.entry, &a.key, &a.toolchain}))) return s;
-    if (!(s = check_metadata(vw, a.metadata))) return s;
+    for (const std::string* f : {&a.target.kind, &a.target.arch, &a.entry, &a.key, &a.toolchain})
+      if (Status s = representable_string(vw, *f); !s) return s;
+    if (Status s = representable_metadata(vw, a.metadata); !s) return s;
   }
-  targets.clear();
   for (const OracleVerdictRecord& v : k.verdicts) {
     const std::string vw = where + " verdict " + v.target.str();
-    if (!targets.insert(v.target).second) return invalid_input(vw + ": target appears twice");
-    if (!(s = check_strings(vw, {&v.target.kind, &v.target.arch, &v.reason}))) return s;
+    for (const std::string* f : {&v.target.kind, &v.target.arch, &v.reason})
+      if (Status s = representable_string(vw, *f); !s) return s;
   }
   return ok();
 }
@@ -232,14 +194,12 @@ std::vector<uint8_t> build_index(const ArchiveContents& c, const std::vector<uin
 
 Expected<ArchiveContents> canonicalize_archive(const ArchiveContents& contents) {
   ArchiveContents c = contents;
-  Status s = check_metadata("archive", c.metadata);
+  Status s = representable_metadata("archive", c.metadata);
   if (!s) return s.take_error();
   std::sort(c.kernels.begin(), c.kernels.end(),
             [](const ArchiveKernel& a, const ArchiveKernel& b) { return a.name < b.name; });
-  for (size_t i = 0; i < c.kernels.size(); ++i) {
-    ArchiveKernel& k = c.kernels[i];
-    if (i > 0 && c.kernels[i - 1].name == k.name) return invalid_input("kernel '" + k.name + "' appears twice");
-    if (!(s = check_kernel(k))) return s.take_error();
+  for (ArchiveKernel& k : c.kernels) {
+    if (!(s = representable_kernel(k))) return s.take_error();
     std::sort(k.variants.begin(), k.variants.end(),
               [](const Artifact& a, const Artifact& b) { return target_less(a.target, b.target); });
     std::sort(k.verdicts.begin(), k.verdicts.end(),
@@ -294,6 +254,9 @@ Expected<std::vector<uint8_t>> serialize_archive(const ArchiveContents& contents
       out.raw(a.bytes.data(), a.bytes.size());
     }
   out.zeros(end - out.bytes.size());
+  // The rules themselves (names, identities, order, uniqueness, strings,
+  // metadata) are checked once, by the validator every reader runs.
+  if (Status valid = verify_archive(out.bytes); !valid) return valid.take_error();
   return std::move(out.bytes);
 }
 

@@ -15,12 +15,15 @@ inline constexpr uint16_t kArchiveMajor = 1;
 inline constexpr uint16_t kArchiveMinor = 0;
 inline constexpr uint32_t kArchiveBlobAlignment = 4096;
 
-// Checks the contents (names, identities, unique targets, known artifact
-// kinds, scalar names in shapes, string rules) and returns them sorted the
-// way the archive stores them.
+// Returns the contents sorted the way the archive stores them, or what the
+// format cannot represent (a NUL in a string, an unknown artifact kind, a
+// shape naming no runtime scalar).
 Expected<ArchiveContents> canonicalize_archive(const ArchiveContents& contents);
 
-// The archive bytes.
+// The archive bytes, accepted by the stub's validator (tsr_archive_verify)
+// before they are returned: its message is the error for contents that break
+// a rule of docs/archive-format.md, e.g. "kernel '9bad': name is not a C
+// identifier".
 Expected<std::vector<uint8_t>> serialize_archive(const ArchiveContents& contents);
 
 // Writes to a temporary file in the destination's directory, fsyncs it and

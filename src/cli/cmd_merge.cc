@@ -25,7 +25,8 @@ RunFn register_merge(CLI::App& app) {
     std::vector<NamedArchive> inputs;
     for (const std::string& path : opts->inputs) {
       Expected<ArchiveContents> contents = read_archive_file(path);
-      if (!contents) return report_error(path + ": " + contents.error().message(), kExitInvalid);
+      // Verified (every rule, every blob's SHA-256) before any blob is copied.
+      if (!contents) return report(contents.error());   // the message starts with the path
       inputs.push_back({path, std::move(*contents)});
     }
     Expected<ArchiveContents> merged = merge_archives(inputs);

@@ -13,7 +13,7 @@ RunFn register_verify(CLI::App& app) {
   sub->add_option("archive", *path, "The archive")->required();
   return [path]() -> int {
     Status verified = verify_archive_file(*path);
-    if (!verified.ok()) return report_error(*path + ": " + verified.error().message(), kExitInvalid);
+    if (!verified.ok()) return report(verified.error());   // the message starts with the path
     std::cout << *path << ": ok\n";
     return kExitOk;
   };

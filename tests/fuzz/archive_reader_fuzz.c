@@ -5,7 +5,9 @@
  * checks behind them (blob checksums are left alone: both outcomes of the
  * blob checks get exercised). A kernel's own records are checked on first
  * use, so an opened archive may hold kernels whose accessors all report
- * TSR_ERROR_CORRUPT; verify must then fail too. */
+ * TSR_ERROR_CORRUPT; verify must then fail too. An archive verify accepts
+ * must satisfy the format's rules as restated here independently of the
+ * validator (check_verified), and every refusal must carry a message. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +20,63 @@ static volatile size_t g_sink;
 
 static void touch(const char* s) {
   if (s) g_sink += strlen(s);
+}
+
+/* Independent restatements of rules the validator enforces
+ * (docs/archive-format.md): an archive verify accepts must satisfy them. */
+static int is_identifier(const char* s) {
+  if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || *s == '_')) return 0;
+  for (; *s; ++s)
+    if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') || *s == '_')) return 0;
+  return 1;
+}
+
+static int is_hex64(const char* s) {
+  size_t n = strlen(s);
+  if (n != 64) return 0;
+  for (size_t i = 0; i < n; ++i)
+    if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f'))) return 0;
+  return 1;
+}
+
+static void check_meta_pair(const char* key, const char* value) {
+  if (!*key || strchr(key, '=') || strchr(key, '\n') || strchr(value, '\n') || key[0] == '/' || value[0] == '/')
+    abort();
+}
+
+static void check_verified(tsr_archive* a) {
+  tsr_archive_info info;
+  if (tsr_archive_get_info(a, &info) != TSR_OK) abort();
+  for (size_t i = 0; i < info.metadata_count; ++i) {
+    const char *key, *value;
+    if (tsr_archive_metadata_at(a, i, &key, &value) != TSR_OK) abort();
+    check_meta_pair(key, value);
+  }
+  for (size_t k = 0; k < info.kernel_count; ++k) {
+    tsr_kernel_info ki;
+    if (tsr_archive_kernel_at(a, k, &ki) != TSR_OK) abort();
+    if (!is_identifier(ki.name) || !is_hex64(ki.identity)) abort();
+    if (strcmp(ki.dtype, "f32") != 0 && strcmp(ki.dtype, "f16") != 0 && strcmp(ki.dtype, "bf16") != 0) abort();
+    for (size_t b = 0; b < ki.binding_count; ++b) {
+      tsr_binding_info bi, other;
+      if (tsr_kernel_binding_at(a, k, b, &bi) != TSR_OK || !is_identifier(bi.name)) abort();
+      for (size_t c = 0; c < b; ++c)
+        if (tsr_kernel_binding_at(a, k, c, &other) != TSR_OK || strcmp(other.name, bi.name) == 0) abort();
+    }
+    for (size_t v = 0; v < ki.variant_count; ++v) {
+      tsr_variant_info vi;
+      if (tsr_kernel_variant_at(a, k, v, &vi) != TSR_OK || !*vi.target_kind || !*vi.arch) abort();
+      for (size_t m = 0; m < vi.metadata_count; ++m) {
+        const char *key, *value;
+        if (tsr_variant_metadata_at(a, k, v, m, &key, &value) != TSR_OK) abort();
+        check_meta_pair(key, value);
+      }
+      /* Verified blobs pass their first-use check. */
+      const void* blob;
+      size_t blob_size;
+      if (tsr_variant_blob(a, k, v, &blob, &blob_size) != TSR_OK) abort();
+    }
+  }
 }
 
 static void walk(tsr_archive* a) {
@@ -100,6 +159,8 @@ static void walk(tsr_archive* a) {
   char msg[256];
   tsr_status vs = tsr_archive_verify(a, msg, sizeof msg);
   if (bad_kernel && vs == TSR_OK) abort();   /* verify checks every kernel */
+  if (vs == TSR_OK) check_verified(a);
+  else if (msg[0] == 0) abort();            /* every refusal says why */
 }
 
 static void try_open(const uint8_t* data, size_t size) {

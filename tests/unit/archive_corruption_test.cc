@@ -9,6 +9,7 @@
 #include "archive/archive_reader.h"
 #include "support/file_io.h"
 #include "archive/archive_writer.h"
+#include "archive_mutation.h"
 #include "archive_test_support.h"
 #include "support/sha256.h"
 #include "tesserart.h"
@@ -16,31 +17,10 @@
 namespace tsr {
 namespace {
 
-uint64_t le(const std::vector<uint8_t>& b, size_t at, int n) {
-  uint64_t v = 0;
-  for (int i = n - 1; i >= 0; --i) v = v << 8 | b[at + i];
-  return v;
-}
-void put_le(std::vector<uint8_t>& b, size_t at, uint64_t v, int n) {
-  for (int i = 0; i < n; ++i) b[at + i] = uint8_t(v >> (8 * i));
-}
-
-const std::vector<uint8_t>& sample_bytes() {
-  static std::vector<uint8_t> bytes = *serialize_archive(testing::sample_contents());
-  return bytes;
-}
-
-// Payload [begin, end) of every index section, by tag.
-std::map<std::string, std::pair<size_t, size_t>> sections(const std::vector<uint8_t>& b) {
-  std::map<std::string, std::pair<size_t, size_t>> out;
-  size_t pos = le(b, 24, 8), end = pos + le(b, 32, 8);
-  while (pos < end) {
-    size_t size = le(b, pos + 8, 8);
-    out[std::string(reinterpret_cast<const char*>(&b[pos]), 4)] = {pos + 16, pos + 16 + size};
-    pos = (pos + 16 + size + 7) / 8 * 8;
-  }
-  return out;
-}
+using testing::le;
+using testing::put_le;
+using testing::reseal;
+using testing::sample_bytes;
 
 tsr_status open_status(const std::vector<uint8_t>& b, uint32_t flags = 0, std::string* message = nullptr) {
   char buf[256] = "";
@@ -70,7 +50,7 @@ TEST(ArchiveCorruption, EveryHeaderByteFlipIsDetectedAtOpen) {
 
 TEST(ArchiveCorruption, FlipInEachIndexSectionIsDetectedAtOpen) {
   const std::vector<uint8_t>& good = sample_bytes();
-  auto secs = sections(good);
+  auto secs = testing::section_ranges(good);
   ASSERT_EQ(secs.size(), 8u);
   for (const auto& [tag, range] : secs) {
     for (size_t at : {range.first - 16, range.first - 8, range.first, (range.first + range.second) / 2, range.second - 1}) {
@@ -102,33 +82,16 @@ TEST(ArchiveCorruption, IndexWithAMatchingCrcButAWrongSha256FailsVerify) {
   EXPECT_EQ(v.error().message(), "archive index sha256 mismatch");
 }
 
-// Rewrites the index CRC-32C and SHA-256 and the header SHA-256 after an
-// edit of the index, so the edit reaches the structural checks.
-void reseal(std::vector<uint8_t>& b) {
-  const size_t index_off = le(b, 24, 8), index_size = le(b, 32, 8);
-  put_le(b, 52, tsr_crc32c(&b[index_off], index_size), 4);
-  std::vector<uint8_t> h = sha256(&b[index_off], index_size);
-  std::copy(h.begin(), h.end(), b.begin() + 64);
-  std::fill(b.begin() + 96, b.begin() + 128, 0);
-  h = sha256(b.data(), le(b, 12, 4));
-  std::copy(h.begin(), h.end(), b.begin() + 96);
-}
-
 // Open checks the kernel table and record ranges; the rest of a kernel's
 // records on its first use. A bad dtype in one kernel (checksums resealed)
 // opens, fails every accessor of that kernel, leaves the other kernel
 // usable, and fails verify and TSR_OPEN_VERIFY_BLOBS with the same reason.
 TEST(ArchiveCorruption, BadKernelRecordIsDetectedOnFirstUseAndByVerify) {
-  std::vector<uint8_t> b = sample_bytes();
-  auto secs = sections(b);
-  const size_t kern = secs["KERN"].first, bind = secs["BIND"].first;
-  ASSERT_EQ(le(b, kern + 4, 4), 2u);
-  const size_t kern_rec = le(b, kern, 4), bind_rec = le(b, bind, 4);
+  testing::ArchiveEditor editor(sample_bytes());
   // Kernels are sorted by name: "scale" (0), "vadd" (1).
-  const size_t vadd_first_binding = le(b, kern + 8 + kern_rec + 32, 4);
-  b[bind + 8 + vadd_first_binding * bind_rec + 9] = 0xee;   // dtype of "in0"
-  reseal(b);
-  const std::string reason = "kernel 'vadd': binding 0 has a bad dtype";
+  editor.record("BIND", le(editor.section("KERN"), 8 + 56 + 32, 4))[9] = 0xee;   // dtype of "in0"
+  std::vector<uint8_t> b = editor.bytes();
+  const std::string reason = "kernel 'vadd': binding 'in0' has a bad dtype";
 
   tsr_archive* a = nullptr;
   ASSERT_EQ(tsr_archive_open_memory(b.data(), b.size(), nullptr, &a), TSR_OK);

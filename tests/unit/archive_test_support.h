@@ -25,11 +25,15 @@ inline std::filesystem::path make_temp_dir(const std::string& tag) {
   return dir ? std::filesystem::path(dir) : std::filesystem::path();
 }
 
-// Compiles C source into a shared object; empty on failure.
-inline std::vector<uint8_t> compile_shared_object(const std::string& source, const std::string& tag) {
+// Compiles C source into a shared object; empty on failure. extra_flag
+// (e.g. "-Wl,-z,nodelete") goes to cc when not empty.
+inline std::vector<uint8_t> compile_shared_object(const std::string& source, const std::string& tag,
+                                                  const std::string& extra_flag = "") {
   std::filesystem::path dir = make_temp_dir(tag);
   std::ofstream(dir / "k.c") << source;
-  ProcessResult r = run_process({"cc", "-O2", "-shared", "-fPIC", "-o", (dir / "k.so").string(), (dir / "k.c").string()});
+  std::vector<std::string> argv = {"cc", "-O2", "-shared", "-fPIC", "-o", (dir / "k.so").string(), (dir / "k.c").string()};
+  if (!extra_flag.empty()) argv.push_back(extra_flag);
+  ProcessResult r = run_process(argv);
   std::vector<uint8_t> bytes;
   if (r.exit_code == 0) {
     std::ifstream in(dir / "k.so", std::ios::binary);

@@ -78,6 +78,18 @@ TEST_F(StubLaunch, TooFewOrTooManyArgumentsAreRejected) {
   EXPECT_STREQ(tsr_kernel_last_message(kernel_), "vadd: expected 3 buffers and 1 scalars, got 2 and 1");
 }
 
+// Counts are checked before anything is sized by them: 2^40 buffers is a
+// wrong count, not an allocation that fails.
+TEST_F(StubLaunch, HugeCountsAreArgCountNotOutOfMemory) {
+  const size_t huge = size_t(1) << 40;
+  EXPECT_EQ(launch(args_, huge, &n_, 1), TSR_ERROR_ARG_COUNT);
+  EXPECT_EQ(tsr_kernel_launch(kernel_, args_, huge, &n_, 1, nullptr), TSR_ERROR_ARG_COUNT);
+  EXPECT_STREQ(tsr_kernel_last_message(kernel_), "vadd: expected 3 buffers and 1 scalars, got 1099511627776 and 1");
+  EXPECT_EQ(tsr_kernel_launch(kernel_, args_, 3, &n_, huge, nullptr), TSR_ERROR_ARG_COUNT);
+  EXPECT_EQ(tsr_kernel_launch(kernel_, args_, SIZE_MAX, &n_, SIZE_MAX, nullptr), TSR_ERROR_ARG_COUNT);
+  EXPECT_EQ(tsr_kernel_launch(kernel_, nullptr, huge, &n_, 1, nullptr), TSR_ERROR_NULL_ARGUMENT);
+}
+
 TEST_F(StubLaunch, BufferSmallerThanTheAbiRequiresIsRejected) {
   int64_t big = 65;   // 65 floats do not fit in 64
   EXPECT_EQ(launch(args_, 3, &big, 1), TSR_ERROR_BUFFER_TOO_SMALL);
@@ -117,6 +129,36 @@ TEST_F(StubLaunch, NegativeOrOverflowingScalarIsRejected) {
 TEST_F(StubLaunch, ZeroElementsIsAValidLaunch) {
   int64_t zero = 0;
   EXPECT_EQ(launch(args_, 3, &zero, 1), TSR_OK);
+}
+
+// More buffers than the launch keeps on its stack (and than the old cap of
+// 256): every one is still checked. vadd's code reads b[0..2] only.
+TEST(StubLaunchMany, ThreeHundredBuffersAreCheckedAndRun) {
+  ArchiveContents c = testing::sample_contents();
+  c.kernels.pop_back();
+  ArchiveKernel& k = c.kernels[0];
+  k.abi.bindings.clear();
+  for (int i = 0; i < 300; ++i)
+    k.abi.bindings.push_back(testing::buffer("in" + std::to_string(i), Role::input, DType::f32, {Dim{0, "n"}}));
+  k.abi.bindings.push_back(testing::buffer("out", Role::output, DType::f32, {Dim{0, "n"}}));
+  k.abi.bindings.push_back(Binding{"n", Role::scalar, DType::f32, {}});
+  std::vector<uint8_t> bytes = *serialize_archive(c);
+  tsr_archive* a = nullptr;
+  ASSERT_EQ(tsr_archive_open_memory(bytes.data(), bytes.size(), nullptr, &a), TSR_OK);
+  tsr_select_options x86{"x86", 1};
+  tsr_kernel* kernel = nullptr;
+  ASSERT_EQ(tsr_kernel_load(a, "vadd", &x86, &kernel), TSR_OK) << tsr_archive_last_message(a);
+  std::vector<float> data(301 * 4, 1.f);
+  std::vector<tsr_buffer_arg> args;
+  for (int i = 0; i < 301; ++i) args.push_back({&data[4 * i], 16, TSR_DTYPE_F32, i < 300 ? TSR_ROLE_IN : TSR_ROLE_OUT});
+  int64_t n = 4;
+  EXPECT_EQ(tsr_kernel_launch(kernel, args.data(), args.size(), &n, 1, nullptr), TSR_OK) << tsr_kernel_last_message(kernel);
+  EXPECT_EQ(data[8], 2.f);   // b[2] = b[0] + 1 * b[1]
+  args[299].dtype = TSR_DTYPE_F16;
+  EXPECT_EQ(tsr_kernel_launch(kernel, args.data(), args.size(), &n, 1, nullptr), TSR_ERROR_DTYPE_MISMATCH);
+  EXPECT_STREQ(tsr_kernel_last_message(kernel), "vadd: buffer 'in299' has dtype f16, the ABI says f32");
+  tsr_kernel_unload(kernel);
+  tsr_archive_close(a);
 }
 
 }  // namespace

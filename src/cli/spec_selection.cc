@@ -2,6 +2,7 @@
 
 #include <iostream>
 
+#include "cli/command_files.h"
 #include "cli/commands.h"
 #include "driver/plan.h"
 #include "spec/spec_loader.h"
@@ -14,6 +15,7 @@ void add_spec_selection_options(CLI::App* sub, SpecSelection& selection) {
   sub->add_option("-t,--target", selection.targets, "Targets (comma-separated or repeated); default: all");
   sub->add_option("--json", selection.json, "Also write the verdicts as JSON to FILE");
   sub->add_option("--seed", selection.seed, "Oracle input seed (printed with every verdict)");
+  add_error_limit_option(sub, selection.error_limit);
 }
 
 std::optional<LoadedSelection> load_selection(const SpecSelection& selection, int& exit_code) {
@@ -22,10 +24,9 @@ std::optional<LoadedSelection> load_selection(const SpecSelection& selection, in
     exit_code = report(targets.error());
     return std::nullopt;
   }
-  DiagnosticEngine diag;
+  DiagnosticEngine diag(&std::cerr, selection.error_limit);
   LoadedSelection loaded{load_specs(selection.specs, diag), std::move(*targets)};
   if (diag.has_errors()) {
-    std::cerr << diag.render();
     exit_code = kExitInvalid;
     return std::nullopt;
   }

@@ -28,7 +28,7 @@ void add_error_limit_option(CLI::App* sub, size_t& limit) {
   sub->add_option("--error-limit", limit,
                   "Errors shown per spec file before stopping (default " + std::to_string(kDefaultErrorLimit) +
                       "; 0: no limit)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(CLI::Range(size_t{0}, kMaxErrorLimit));
 }
 
 }  // namespace tsr::cli

@@ -16,7 +16,7 @@ class LimitWalk {
       return fail(top_level_entry_, "spec has more than " + std::to_string(kMaxYamlNodes) +
                             " YAML nodes (each use of an alias counts)");
     if (depth > kMaxYamlDepth)
-      return fail(node, "YAML nested more than " + std::to_string(kMaxYamlDepth) + " levels deep");
+      return fail(node, deeper_than_limit_message());
     if (node.IsSequence()) {
       if (node.size() > kMaxYamlEntries)
         return fail(node, "list has " + std::to_string(node.size()) + " items, over the limit of " +
@@ -48,6 +48,10 @@ class LimitWalk {
 };
 
 }  // namespace
+
+std::string deeper_than_limit_message() {
+  return "YAML nested more than " + std::to_string(kMaxYamlDepth) + " levels deep";
+}
 
 bool check_yaml_limits(const YAML::Node& root, const std::string& file, DiagnosticEngine& diag) {
   return LimitWalk(file, diag).visit(root, 1);

@@ -18,6 +18,8 @@ inline constexpr int kMaxYamlDepth = 32;                // nested lists/maps
 inline constexpr size_t kMaxYamlEntries = 1024;         // items in one list, keys in one map
 inline constexpr size_t kMaxYamlNodes = 100000;         // nodes in a spec, each use of an alias counted
 
+std::string deeper_than_limit_message();
+
 // Reports the first limit the document exceeds; false when it did.
 bool check_yaml_limits(const YAML::Node& root, const std::string& file, DiagnosticEngine& diag);
 

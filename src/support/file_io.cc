@@ -73,9 +73,9 @@ const char* non_regular_kind(mode_t mode) {
   return "a special file";
 }
 
-Error too_big(std::string_view what, uint64_t size, uint64_t max_bytes, bool exact) {
-  return invalid_input(std::string(what) + " is " + (exact ? "" : "more than ") + std::to_string(size) +
-                       " bytes, over the limit of " + std::to_string(max_bytes) + " bytes");
+Error too_big(std::string_view what, uint64_t size, uint64_t max_bytes) {
+  return invalid_input(std::string(what) + " is " + std::to_string(size) + " bytes, over the limit of " +
+                       std::to_string(max_bytes) + " bytes");
 }
 }  // namespace
 
@@ -133,13 +133,15 @@ Status read_whole_file(const std::string& path, uint64_t max_bytes, std::string_
   struct stat st;
   if (fstat(fd, &st) != 0) return invalid_input("cannot read: " + errno_text(errno));
   if (!S_ISREG(st.st_mode)) return invalid_input(std::string("not a regular file (") + non_regular_kind(st.st_mode) + ")");
-  if (static_cast<uint64_t>(st.st_size) > max_bytes) return too_big(what, static_cast<uint64_t>(st.st_size), max_bytes, true);
+  if (static_cast<uint64_t>(st.st_size) > max_bytes) return too_big(what, static_cast<uint64_t>(st.st_size), max_bytes);
   // Read at most one byte past the limit: the file may grow while we read.
   out.resize(std::min<uint64_t>(static_cast<uint64_t>(st.st_size), max_bytes) + 1);
   size_t got = 0;
   for (;;) {
     if (got == out.size()) {
-      if (got > max_bytes) return too_big(what, max_bytes, max_bytes, false);
+      if (got > max_bytes)
+        return invalid_input(std::string(what) + " grew past the limit of " + std::to_string(max_bytes) +
+                             " bytes while being read");
       out.resize(std::min<uint64_t>(max_bytes + 1, out.size() * 2));
     }
     const ssize_t n = read(fd, reinterpret_cast<char*>(out.data()) + got, out.size() - got);

@@ -8,10 +8,7 @@
 set -u
 tesserac=$1; src=$2
 command -v make > /dev/null || command -v ninja > /dev/null || { echo "SKIP: neither make nor ninja installed"; exit 77; }
-work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
-pass=0; fail=0
-ok() { pass=$((pass+1)); echo "ok   $1"; }
-bad() { fail=$((fail+1)); echo "FAIL $1"; }
+source "$src/tests/e2e/lib/checks.bash"
 dir='my specs:v1 #2 $x'
 spec='a b#c$d:e.yaml'
 out='out put:1.tfat'
@@ -66,5 +63,4 @@ err=$("$tesserac" build "new"$'\n'"line" -t x86:v2 --no-oracle -o k.tfat --depfi
 [ $rc = 2 ] && [ "$err" = "tesserac: error: --depfile cannot name 'new\\nline': a newline has no escape that both Make and Ninja read back" ] \
   && ok "a newline in a spec path is a usage error" || bad "newline in a path: rc $rc: $err"
 [ ! -e k.tfat ] && [ ! -e k.d ] && ok "nothing was written" || bad "a refused build wrote output"
-echo "$pass passed, $fail failed"
-[ "$fail" = 0 ]
+finish

@@ -7,17 +7,7 @@
 # usage: hostile_outputs.sh TESSERAC SOURCE_DIR BUILD_DIR
 set -u
 tesserac=$1; src=$2
-work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
-cd "$work"
-pass=0; fail=0
-ok() { pass=$((pass+1)); echo "ok   $1"; }
-bad() { fail=$((fail+1)); echo "FAIL $1"; }
-expect() {  # expect NAME CODE EXACT_STDERR COMMAND...
-  local name=$1 code=$2 text=$3; shift 3
-  "$@" > out.txt 2> err.txt; local rc=$?
-  if [ "$rc" = "$code" ] && [ "$(cat err.txt)" = "$text" ]; then ok "$name"
-  else bad "$name: exit $rc (want $code), stderr:"; cat err.txt; echo "--- wanted:"; echo "$text"; fi
-}
+source "$src/tests/e2e/lib/checks.bash"
 cp "$src/specs/ew_add_f32.yaml" s.yaml
 cp s.yaml pristine.yaml
 ln s.yaml hard.yaml
@@ -89,5 +79,4 @@ expect "-o a symlink writes its target" 0 "" "$tesserac" emit s.yaml -t x86:v2 -
 [ -L link.c ] && [ "$(readlink link.c)" = real.c ] && grep -q "ew_add_f32_tsr_entry" real.c \
   && ok "the link is kept and its target replaced" || bad "symlinked output"
 ls -a | grep -q '\.tmp-' && bad "a temporary file was left behind" || ok "no temporary file left behind"
-echo "$pass passed, $fail failed"
-[ "$fail" = 0 ]
+finish

@@ -8,11 +8,8 @@
 # usage: stale_leftovers.sh TESSERAC SOURCE_DIR BUILD_DIR
 set -u
 tesserac=$1; src=$2
-work=$(mktemp -d); trap 'kill $live 2>/dev/null; rm -rf "$work"' EXIT
-cd "$work"
-pass=0; fail=0
-ok() { pass=$((pass+1)); echo "ok   $1"; }
-bad() { fail=$((fail+1)); echo "FAIL $1"; }
+source "$src/tests/e2e/lib/checks.bash"
+trap 'kill $live 2>/dev/null; rm -rf "$work"' EXIT
 gone() { [ ! -e "$2" ] && ok "$1" || bad "$1: $2 is still there"; }
 kept() { [ -e "$2" ] && ok "$1" || bad "$1: $2 was removed"; }
 cp "$src/specs/ew_add_f32.yaml" s.yaml
@@ -39,5 +36,4 @@ kept "another output's leftover waits for a run that writes it" ".x.tfat.tmp-$de
 gone "a dead process's old scratch directory is removed" "tmp/tesserac-x86-$dead-Zz9Zz9"
 kept "a live process's scratch directory is kept" "tmp/tesserac-x86-$live-Zz9Zz9"
 [ "$(ls tmp | wc -l)" = 1 ] && ok "the build's own scratch directory is gone" || { bad "scratch left:"; ls tmp; }
-echo "$pass passed, $fail failed"
-[ "$fail" = 0 ]
+finish

@@ -8,6 +8,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
+#include "cli/command_files.h"
 #include "cli/commands.h"
 #include "cli/spec_selection.h"
 #include "archive/archive_writer.h"
@@ -34,6 +35,20 @@ std::string artifact_file_name(const VerdictRow& row) {
   const std::string& kind = row.artifact->kind;
   const std::string ext = kind == "shared_object" ? ".so" : kind == "ptx" ? ".ptx" : kind == "cubin" ? ".cubin" : ".bin";
   return row.kernel + "." + row.target.kind + "_" + row.target.arch + ext;
+}
+
+// Every file the build may write; --out-dir's artifacts once their kinds are known.
+std::vector<CommandPath> build_outputs(const BuildOptions& opts, const std::vector<VerdictRow>& rows) {
+  std::vector<CommandPath> outputs;
+  if (!opts.output.empty()) outputs.push_back({"-o", opts.output});
+  if (!opts.depfile.empty()) outputs.push_back({"--depfile", opts.depfile});
+  if (!opts.selection.json.empty()) outputs.push_back({"--json", opts.selection.json});
+  if (!opts.out_dir.empty()) {
+    outputs.push_back({"--out-dir", opts.out_dir + "/manifest.json"});
+    for (const VerdictRow& row : rows)
+      if (row.artifact) outputs.push_back({"--out-dir", opts.out_dir + "/" + artifact_file_name(row)});
+  }
+  return outputs;
 }
 
 int write_out_dir(const std::string& dir, const std::vector<VerdictRow>& rows) {
@@ -81,6 +96,19 @@ RunFn register_build(CLI::App& app) {
                   "Also write a Makefile-syntax depfile for -o (the specs and spec directories read)");
   sub->add_flag("--no-oracle", opts->no_oracle, "Do not run the oracle; verdicts are NOT_RUN (skipped by request)");
   return [opts]() -> int {
+    // Refuse before any work: an output that would overwrite an input or
+    // another output, a depfile that cannot name its paths.
+    const std::vector<CommandPath> inputs = spec_input_paths(opts->selection.specs);
+    if (int rc = check_outputs(inputs, build_outputs(*opts, {})); rc != kExitOk) return rc;
+    std::optional<std::string> depfile_text;
+    if (!opts->depfile.empty()) {
+      if (opts->output.empty()) return report_error("--depfile needs -o FILE.tfat", kExitUsage);
+      std::vector<std::string> depends_on;
+      for (const CommandPath& in : inputs) depends_on.push_back(in.path);
+      Expected<std::string> text = render_depfile(opts->output, depends_on);
+      if (!text) return report(text.error());
+      depfile_text = std::move(*text);
+    }
     int exit_code = kExitOk;
     std::optional<LoadedSelection> loaded = load_selection(opts->selection, exit_code);
     if (!loaded) return exit_code;
@@ -97,6 +125,7 @@ RunFn register_build(CLI::App& app) {
     q.keep_artifacts = true;
     std::vector<VerdictRow> rows = qualify_jobs(jobs, q);
     std::cout << render_verdict_table(rows);
+    if (int rc = check_outputs(inputs, build_outputs(*opts, rows)); rc != kExitOk) return rc;
     if (int rc = write_verdict_json(opts->selection, render_verdict_json(rows)); rc != kExitOk) return rc;
     for (const VerdictRow& r : rows) {
       // A target named with -t must build; the default "every target" plan
@@ -112,13 +141,8 @@ RunFn register_build(CLI::App& app) {
       Status written = write_archive(assemble_archive(specs, rows), opts->output);
       if (!written.ok()) return report(written.error());
     }
-    if (!opts->depfile.empty()) {
-      if (opts->output.empty()) return report_error("--depfile needs -o FILE.tfat", kExitUsage);
-      DiagnosticEngine ignored;
-      std::vector<std::string> inputs = opts->selection.specs;   // directories: their mtime tracks added files
-      for (const std::string& f : expand_spec_paths(opts->selection.specs, ignored))
-        if (std::find(inputs.begin(), inputs.end(), f) == inputs.end()) inputs.push_back(f);
-      Status written = write_file_atomic(opts->depfile, render_depfile(opts->output, inputs));
+    if (depfile_text) {
+      Status written = write_file_atomic(opts->depfile, *depfile_text);
       if (!written.ok()) return report(written.error());
     }
     if (!opts->out_dir.empty()) return write_out_dir(opts->out_dir, rows);

@@ -51,6 +51,8 @@ RunFn register_embed(CLI::App& app) {
   return [opts]() -> int {
     if (!ends_with(opts->output, ".c") && !ends_with(opts->output, ".o"))
       return report_error("embed output must end in .c or .o, got '" + opts->output + "'", kExitUsage);
+    if (Status distinct = check_output_paths({{"archive", opts->archive}}, {{"-o", opts->output}}); !distinct.ok())
+      return report(distinct.error());
     // Refuse to embed something the stub would refuse to open.
     Status verified = verify_archive_file(opts->archive);
     if (!verified.ok()) return report_error(verified.error().message(), kExitInvalid);   // it names the file

@@ -2,6 +2,7 @@
 #include <iostream>
 #include <memory>
 
+#include "cli/command_files.h"
 #include "cli/commands.h"
 #include "driver/compile.h"
 #include "driver/plan.h"
@@ -15,6 +16,7 @@ struct EmitOptions {
   std::string spec;
   std::string target;
   std::string output;
+  size_t error_limit = kDefaultErrorLimit;
 };
 }  // namespace
 
@@ -24,16 +26,16 @@ RunFn register_emit(CLI::App& app) {
   sub->add_option("spec", opts->spec, "Kernel spec (YAML)")->required();
   sub->add_option("-t,--target", opts->target, "Target, e.g. x86:v3 or cuda:sm_90")->required();
   sub->add_option("-o,--output", opts->output, "Write the source to FILE instead of stdout");
+  add_error_limit_option(sub, opts->error_limit);
   return [opts]() -> int {
     Expected<std::vector<TargetName>> targets = parse_target_list({opts->target});
     if (!targets) return report(targets.error());
     if (targets->size() != 1) return report_error("emit takes exactly one target", kExitUsage);
-    DiagnosticEngine diag;
+    if (!opts->output.empty())
+      if (int rc = check_outputs({{"spec", opts->spec}}, {{"-o", opts->output}}); rc != kExitOk) return rc;
+    DiagnosticEngine diag(&std::cerr, opts->error_limit);
     std::vector<KernelSpec> specs = load_specs({opts->spec}, diag);
-    if (diag.has_errors()) {
-      std::cerr << diag.render();
-      return kExitInvalid;
-    }
+    if (diag.has_errors()) return kExitInvalid;
     Expected<std::string> source = emit_for_target(specs.front(), targets->front());
     if (!source) return report(source.error());
     if (opts->output.empty()) {

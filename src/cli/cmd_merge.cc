@@ -6,6 +6,7 @@
 #include "archive/archive_reader.h"
 #include "archive/archive_writer.h"
 #include "cli/commands.h"
+#include "support/output_paths.h"
 
 namespace tsr::cli {
 
@@ -22,6 +23,9 @@ RunFn register_merge(CLI::App& app) {
   sub->add_option("archives", opts->inputs, "Input archives")->required();
   sub->add_option("-o,--output", opts->output, "The merged archive")->required();
   return [opts]() -> int {
+    std::vector<CommandPath> archives;
+    for (const std::string& path : opts->inputs) archives.push_back({"archive", path});
+    if (Status distinct = check_output_paths(archives, {{"-o", opts->output}}); !distinct.ok()) return report(distinct.error());
     std::vector<NamedArchive> inputs;
     for (const std::string& path : opts->inputs) {
       Expected<ArchiveContents> contents = read_archive_file(path);

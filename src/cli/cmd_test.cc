@@ -3,10 +3,12 @@
 #include <iostream>
 #include <memory>
 
+#include "cli/command_files.h"
 #include "cli/commands.h"
 #include "cli/spec_selection.h"
 #include "driver/plan.h"
 #include "driver/qualify.h"
+#include "support/file_io.h"
 #include "tesserart.h"
 
 namespace tsr::cli {
@@ -25,6 +27,15 @@ RunFn register_test(CLI::App& app) {
   sub->add_option("--archive", opts->archive,
                   "Check the variants in this .tfat through the runtime stub instead of compiling");
   return [opts]() -> int {
+    std::vector<CommandPath> inputs = spec_input_paths(opts->selection.specs);
+    if (!opts->archive.empty()) {
+      // The stub opens the archive itself; a FIFO there would block it.
+      if (Status regular = check_regular_file(opts->archive); !regular.ok())
+        return report_error(opts->archive + ": " + regular.error().message(), kExitInvalid);
+      inputs.push_back({"--archive", opts->archive});
+    }
+    if (!opts->selection.json.empty())
+      if (int rc = check_outputs(inputs, {{"--json", opts->selection.json}}); rc != kExitOk) return rc;
     int exit_code = kExitOk;
     std::optional<LoadedSelection> loaded = load_selection(opts->selection, exit_code);
     if (!loaded) return exit_code;

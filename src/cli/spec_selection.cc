@@ -4,6 +4,7 @@
 #include <iostream>
 #include <optional>
 
+#include "cli/command_files.h"
 #include "cli/commands.h"
 #include "driver/plan.h"
 #include "spec/spec_loader.h"
@@ -27,6 +28,7 @@ void add_spec_selection_options(CLI::App* sub, SpecSelection& selection) {
       },
       "Oracle input seed, decimal 0..2^64-1 (printed with every verdict)")
       ->type_name("N");
+  add_error_limit_option(sub, selection.error_limit);
 }
 
 std::optional<LoadedSelection> load_selection(const SpecSelection& selection, int& exit_code) {
@@ -35,10 +37,9 @@ std::optional<LoadedSelection> load_selection(const SpecSelection& selection, in
     exit_code = report(targets.error());
     return std::nullopt;
   }
-  DiagnosticEngine diag;
+  DiagnosticEngine diag(&std::cerr, selection.error_limit);
   LoadedSelection loaded{load_specs(selection.specs, diag), std::move(*targets)};
   if (diag.has_errors()) {
-    std::cerr << diag.render();
     exit_code = kExitInvalid;
     return std::nullopt;
   }

@@ -8,6 +8,7 @@
 
 #include "oracle/oracle.h"
 #include "spec/kernel_spec.h"
+#include "support/diagnostics.h"
 #include "targets/target.h"
 
 namespace tsr::cli {
@@ -17,6 +18,7 @@ struct SpecSelection {
   std::vector<std::string> targets;
   std::string json;
   uint64_t seed = OracleOptions{}.seed;
+  size_t error_limit = kDefaultErrorLimit;
 };
 
 void add_spec_selection_options(CLI::App* sub, SpecSelection& selection);

@@ -1,11 +1,15 @@
 #include "spec/spec_loader.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <filesystem>
 #include <map>
 
 #include "codecs/codec.h"
 #include "spec/yaml_document.h"
+#include "spec/yaml_limits.h"
 #include "spec/yaml_reader.h"
 #include "support/file_io.h"
 #include "targets/registry.h"
@@ -132,41 +136,65 @@ std::optional<KernelSpec> decode_root(const YAML::Node& root, const std::string&
 }  // namespace
 
 std::optional<KernelSpec> decode_spec(const std::string& text, const std::string& file, DiagnosticEngine& diag) {
+  // Each file's errors are shown (in source order, up to the error limit)
+  // as soon as it is decoded, not gathered for the whole run.
+  struct FlushAtEnd { DiagnosticEngine& diag; ~FlushAtEnd() { diag.flush(); } } flush_at_end{diag};
   diag.add_source(file, text);
   if (text.find('\0') != std::string::npos) {
     diag.error(SourceLocation{file, 1, 1}, "spec file contains a NUL byte (expected YAML text)");
     return std::nullopt;
   }
   std::optional<YAML::Node> root = parse_single_document(text, file, diag);
-  if (!root) return std::nullopt;
-  const size_t first_error = diag.error_count();
+  if (!root || !check_yaml_limits(*root, file, diag)) return std::nullopt;
   std::optional<KernelSpec> spec;
   try {
     spec = decode_root(*root, file, diag);
   } catch (const std::exception& e) {
     diag.error(SourceLocation{file, 1, 1}, std::string("invalid spec: ") + e.what());
   }
-  diag.sort_by_location(first_error);
   return spec;
 }
+
+namespace {
+// The *.yaml / *.yml entries of one directory, sorted. Whether each is a
+// readable regular file is for the reader to say, so a dangling link, a
+// symlink loop or a FIFO named x.yaml is an error, not silently skipped.
+std::vector<std::string> specs_in_directory(const std::string& dir, DiagnosticEngine& diag) {
+  std::vector<std::string> found;
+  std::error_code ec;
+  fs::directory_iterator it(dir, ec);
+  for (; !ec && it != fs::directory_iterator(); it.increment(ec)) {
+    const std::string ext = it->path().extension().string();
+    if (ext == ".yaml" || ext == ".yml") found.push_back(it->path().string());
+  }
+  if (ec) {
+    diag.error(SourceLocation{dir, 0, 0}, "cannot read directory: " + system_error_text(ec));
+    return {};
+  }
+  std::sort(found.begin(), found.end());
+  if (found.empty()) diag.error(SourceLocation{dir, 0, 0}, "directory contains no *.yaml or *.yml spec");
+  return found;
+}
+}  // namespace
 
 std::vector<std::string> expand_spec_paths(const std::vector<std::string>& paths, DiagnosticEngine& diag) {
   std::vector<std::string> files;
   for (const std::string& p : paths) {
-    std::error_code ec;
-    if (fs::is_directory(p, ec)) {
-      std::vector<std::string> found;
-      for (const fs::directory_entry& e : fs::directory_iterator(p, ec)) {
-        const std::string ext = e.path().extension().string();
-        if (e.is_regular_file() && (ext == ".yaml" || ext == ".yml")) found.push_back(e.path().string());
-      }
-      std::sort(found.begin(), found.end());
-      if (found.empty()) diag.error(SourceLocation{p, 0, 0}, "directory contains no *.yaml or *.yml spec");
+    struct stat st;
+    if (stat(p.c_str(), &st) != 0) {
+      diag.error(SourceLocation{p, 0, 0}, errno_text(errno));
+      continue;
+    }
+    if (S_ISDIR(st.st_mode)) {
+      std::vector<std::string> found = specs_in_directory(p, diag);
       files.insert(files.end(), found.begin(), found.end());
-    } else if (fs::exists(p, ec)) {
-      files.push_back(p);
     } else {
-      diag.error(SourceLocation{p, 0, 0}, "no such file or directory");
+      files.push_back(p);   // the reader refuses what is not a regular file
+    }
+    if (files.size() > kMaxSpecFiles) {
+      diag.error(SourceLocation{p, 0, 0}, "more than " + std::to_string(kMaxSpecFiles) +
+                                              " spec files in one run (the limit; split the run)");
+      return {};
     }
   }
   return files;
@@ -175,19 +203,23 @@ std::vector<std::string> expand_spec_paths(const std::vector<std::string>& paths
 std::vector<KernelSpec> load_specs(const std::vector<std::string>& paths, DiagnosticEngine& diag) {
   std::vector<KernelSpec> specs;
   std::map<std::string, SourceLocation> first_definition;
-  for (const std::string& file : expand_spec_paths(paths, diag)) {
-    Expected<std::vector<uint8_t>> bytes = read_file_bytes(file);
-    if (!bytes) {
-      diag.error(SourceLocation{file, 0, 0}, "cannot read file");
+  const std::vector<std::string> files = expand_spec_paths(paths, diag);
+  diag.flush();
+  for (const std::string& file : files) {
+    Expected<std::string> text = read_input_file(file, kMaxSpecFileBytes, "spec file");
+    if (!text) {
+      diag.error(SourceLocation{file, 0, 0}, text.error().message());
+      diag.flush();
       continue;
     }
-    std::optional<KernelSpec> spec = decode_spec(std::string(bytes->begin(), bytes->end()), file, diag);
+    std::optional<KernelSpec> spec = decode_spec(*text, file, diag);
     if (!spec) continue;
     auto [it, inserted] = first_definition.emplace(spec->name, spec->location);
     if (!inserted) {
       const SourceLocation& first = it->second;
       diag.error(spec->location, "duplicate kernel name '" + spec->name + "' (first defined at " + first.file + ":" +
                                      std::to_string(first.line) + ":" + std::to_string(first.column) + ")");
+      diag.flush();
       continue;
     }
     specs.push_back(std::move(*spec));

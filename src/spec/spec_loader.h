@@ -2,6 +2,8 @@
 // its family codec and checks cross-spec rules such as unique kernel names.
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -10,14 +12,22 @@
 
 namespace tsr {
 
-// Decodes one spec from YAML text. Returns nullopt after reporting errors.
+// Input limits (docs/limits.md): a spec is a few hundred bytes; 256 KiB
+// leaves room for inline PTX bodies, and the worst such file (one flat list
+// of 130,000 items) is refused in about half a second.
+inline constexpr uint64_t kMaxSpecFileBytes = uint64_t{256} << 10;
+inline constexpr size_t kMaxSpecFiles = 10000;   // per run, after expanding directories
+
+// Decodes one spec from YAML text. Returns nullopt after reporting errors;
+// the file's diagnostics are flushed before it returns.
 std::optional<KernelSpec> decode_spec(const std::string& text, const std::string& file, DiagnosticEngine& diag);
 
 // Expands directories (sorted, non-recursive) and decodes every file. All
 // errors of all files are reported; the result holds the specs that decoded.
 std::vector<KernelSpec> load_specs(const std::vector<std::string>& paths, DiagnosticEngine& diag);
 
-// Expands paths to the sorted list of spec files; reports missing paths.
+// Expands paths to the list of spec files (each directory's sorted); reports
+// missing paths and unreadable directories. Empty when over kMaxSpecFiles.
 std::vector<std::string> expand_spec_paths(const std::vector<std::string>& paths, DiagnosticEngine& diag);
 
 }  // namespace tsr

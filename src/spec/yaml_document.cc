@@ -1,9 +1,12 @@
 #include "spec/yaml_document.h"
 
+#include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/eventhandler.h>
 
 #include <sstream>
 #include <vector>
+
+#include "spec/yaml_limits.h"
 
 namespace tsr {
 namespace {
@@ -55,6 +58,9 @@ std::optional<YAML::Node> parse_single_document(const std::string& text, const s
       return std::nullopt;
     }
     return YAML::Load(text);
+  } catch (const YAML::DeepRecursion& e) {
+    // yaml-cpp's own guard (a few hundred levels) says "bad file"; ours is lower.
+    diag.error(SourceLocation{file, e.mark.line + 1, e.mark.column + 1}, deeper_than_limit_message());
   } catch (const YAML::Exception& e) {
     diag.error(SourceLocation{file, e.mark.line + 1, e.mark.column + 1}, "invalid YAML: " + e.msg);
   } catch (const std::exception& e) {

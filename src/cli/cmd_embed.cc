@@ -6,6 +6,8 @@
 #include "archive/archive_embed.h"
 #include "archive/archive_reader.h"
 #include "cli/commands.h"
+#include "spec/yaml_reader.h"
+#include "support/c_identifiers.h"
 #include "support/file_io.h"
 #include "support/subprocess.h"
 
@@ -50,6 +52,11 @@ RunFn register_embed(CLI::App& app) {
   return [opts]() -> int {
     if (!ends_with(opts->output, ".c") && !ends_with(opts->output, ".o"))
       return report_error("embed output must end in .c or .o, got '" + opts->output + "'", kExitUsage);
+    // The symbol and NAME_size become globals of the user's program.
+    if (!is_c_identifier(opts->symbol))
+      return report_error("--symbol '" + opts->symbol + "' is not a C identifier", kExitUsage);
+    if (std::optional<std::string> why = reserved_symbol_reason(opts->symbol))
+      return report_error("--symbol '" + opts->symbol + "' is reserved: " + *why, kExitUsage);
     // Refuse to embed something the stub would refuse to open.
     Status verified = verify_archive_file(opts->archive);
     if (!verified.ok()) return report_error(opts->archive + ": " + verified.error().message(), kExitInvalid);

@@ -59,7 +59,7 @@ TEST(CudaEmit, GoldenSignatures) {
             "    const tsr_t* __restrict__ p_in1,\n"
             "    const tsr_t* __restrict__ p_in2,\n"
             "    tsr_t* __restrict__ p_out,\n"
-            "    long long s_n)");
+            "    long long tsr_dim0 /* n */)");
   using K = EpilogueOp::Kind;
   const KernelSpec mm = matmul("gemm", DType::f16, rt("M"), st(64), rt("K"), Layout::row, Layout::col,
                                {epi(K::bias), epi(K::residual)});
@@ -70,8 +70,8 @@ TEST(CudaEmit, GoldenSignatures) {
             "    const tsr_t* __restrict__ p_bias,\n"
             "    const tsr_t* __restrict__ p_residual,\n"
             "    tsr_t* __restrict__ p_c,\n"
-            "    long long s_M,\n"
-            "    long long s_K)");
+            "    long long tsr_dim0 /* M */,\n"
+            "    long long tsr_dim1 /* K */)");
   const KernelSpec ln = rowwise("ln", DType::f32, RowOp::layernorm, st(4), rt("cols"), true);
   EXPECT_EQ(cuda::kernel_signature(ln, 256),
             "extern \"C\" __global__ void __launch_bounds__(256)\n"
@@ -79,7 +79,7 @@ TEST(CudaEmit, GoldenSignatures) {
             "    const tsr_t* __restrict__ p_weight,\n"
             "    const tsr_t* __restrict__ p_bias,\n"
             "    tsr_t* __restrict__ p_y,\n"
-            "    long long s_cols)");
+            "    long long tsr_dim0 /* cols */)");
 }
 
 TEST(CudaEmit, GoldenLaunchPlans) {

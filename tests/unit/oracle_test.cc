@@ -219,17 +219,20 @@ TEST_F(X86Mutation, CompiledKernelPassesAndOutputCorruptionFails) {
 }
 
 TEST_F(X86Mutation, ErrorInjectedIntoEmittedSourceFails) {
-  // Rename the emitted entry and wrap it with one that adds 1.0 to one
-  // output element: an O(1) miscompile the oracle must catch.
+  // Export the emitted entry under another symbol and wrap it with one that
+  // adds 1.0 to one output element: an O(1) miscompile the oracle must catch.
   KernelSpec spec = must_decode(kGemm);
   Expected<std::string> source = target_->emit(spec, "v2");
   ASSERT_TRUE(source.ok());
   const std::string entry = spec.name + "_tsr_entry";
-  std::string mutated = "#define " + entry + " " + entry + "_original\n" + *source + "\n#undef " + entry + "\n" +
-                        "__attribute__((visibility(\"default\"))) void " + entry +
-                        "(void* const* buffers, const int64_t* scalars) {\n"
-                        "  " + entry + "_original(buffers, scalars);\n"
-                        "  if (scalars[0] > 0 && scalars[1] > 0) ((float*)buffers[3])[0] += 1.0f;\n}\n";
+  const std::string label = "__asm__(\"" + entry + "\")";
+  std::string mutated = *source;
+  ASSERT_NE(mutated.find(label), std::string::npos);
+  mutated.replace(mutated.find(label), label.size(), "__asm__(\"" + entry + "_original\")");
+  mutated += "__attribute__((visibility(\"default\"))) void " + entry +
+             "(void* const* buffers, const int64_t* scalars) {\n"
+             "  tsr_entry(buffers, scalars);\n"
+             "  if (scalars[0] > 0 && scalars[1] > 0) ((float*)buffers[3])[0] += 1.0f;\n}\n";
   Expected<Artifact> art = target_->compile(spec, "v2", mutated);
   ASSERT_TRUE(art.ok()) << art.error().message();
   OracleReport r = run_oracle(spec, *target_, *art);

@@ -66,7 +66,7 @@ std::optional<double> decode_f32_constant(const MapReader& map, const std::strin
   if (!v) return std::nullopt;
   if (std::fabs(*v) >= kF32RoundsToInfinity) {
     map.error(map.get(key), "'" + key + "' is " + map.get(key).Scalar() +
-                                ", outside the f32 range (magnitude at most 3.40282347e38): kernels apply it in f32");
+                                ", beyond the f32 range (largest finite f32: 3.40282347e38); kernels compute in f32");
     return std::nullopt;
   }
   return v;

@@ -129,6 +129,31 @@ TEST(CudaEmit, ElementwisePipelineAndEpilogueText) {
       << msrc;
 }
 
+// A launch with an empty output returns before any load or barrier (the
+// check is uniform per block, so no thread waits at a __syncthreads alone).
+TEST(CudaEmit, EmptyOutputsReturnBeforeAnyWork) {
+  const struct {
+    KernelSpec spec;
+    const char* early_return;
+  } cases[] = {
+      {elementwise("ew", DType::bf16, {Op::add}, rt("n")), "  if (n == 0) return;\n"},
+      {matmul("mm16", DType::f16, rt("M"), rt("N"), rt("K"), Layout::row, Layout::col),
+       "  const long long M = tsr_dim0, N = tsr_dim1, K = tsr_dim2;\n  if (M == 0 || N == 0) return;\n"},
+      {matmul("mm32", DType::f32, rt("M"), st(8), rt("K"), Layout::col, Layout::row),
+       "  const long long M = tsr_dim0, N = ((long long)8), K = tsr_dim1;\n  if (M == 0 || N == 0) return;\n"},
+      {rowwise("sm", DType::f32, RowOp::softmax, rt("rows"), rt("cols"), false),
+       "  if (row >= rows || cols == 0) return;"},
+  };
+  for (const auto& c : cases) {
+    const std::string src = cuda::emit_kernel(c.spec).source;
+    const size_t body = src.find("\n" + c.spec.name + "(");   // the kernel definition
+    const size_t at = src.find(c.early_return, body);
+    ASSERT_NE(at, std::string::npos) << src;
+    EXPECT_EQ(src.find("__syncthreads()", body), src.find("__syncthreads()", at)) << c.spec.name;
+    EXPECT_EQ(src.find("tsr_ld", body), src.find("tsr_ld", at)) << c.spec.name;
+  }
+}
+
 TEST(CudaEmit, FloatLiteralsRoundTrip) {
   EXPECT_EQ(cuda::float_literal(1.0), "1.0f");
   EXPECT_EQ(cuda::float_literal(1e-5), "9.99999975e-06f");

@@ -5,8 +5,10 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <functional>
 #include <random>
 
@@ -213,17 +215,33 @@ TEST_F(X86Test, EmitIsDeterministicAndNamesBothEntryPoints) {
   }
 }
 
-// Runtime dims named like the body's own identifiers still compile and run.
-TEST_F(X86Test, RuntimeDimNamesThatClashWithTheBody) {
-  const KernelSpec ew = elementwise("ew_clash", DType::f16, {Op::add}, rt("t"));
+// Runtime dims never become C identifiers (tsr_dimN), so names that once
+// clashed with the body or hung the emitter (`_n`, `dim_n`, `tsr_n`, `TSR_N`:
+// appending '_' never removed the prefix) compile and run, even the private
+// names themselves in swapped positions.
+TEST_F(X86Test, RuntimeDimNamesNeverReachTheCode) {
+  const KernelSpec ew = elementwise("ew_clash", DType::f16, {Op::add}, rt("_n"));
   const Artifact ew_art = build(ew, "v3");
-  check(ew, ew_art, {{"t", 17}});
-  const KernelSpec mm = matmul("mm_clash", DType::f32, rt("NR"), rt("expf"), rt("kc"), Layout::row, Layout::col);
+  check(ew, ew_art, {{"_n", 17}});
+  const KernelSpec mm = matmul("mm_clash", DType::f32, rt("dim_n"), rt("tsr_n"), rt("TSR_N"), Layout::row, Layout::col);
   const Artifact mm_art = build(mm, "v4");
-  check(mm, mm_art, {{"NR", 5}, {"expf", 7}, {"kc", 300}}, 10.0);
-  const KernelSpec row = rowwise("row_clash", DType::bf16, RowOp::softmax, rt("row"), rt("sum"), false);
+  check(mm, mm_art, {{"dim_n", 5}, {"tsr_n", 7}, {"TSR_N", 300}}, 10.0);
+  const KernelSpec row = rowwise("row_clash", DType::bf16, RowOp::softmax, rt("tsr_dim1"), rt("tsr_dim0"), false);
   const Artifact row_art = build(row, "v2");
-  check(row, row_art, {{"row", 3}, {"sum", 33}});
+  check(row, row_art, {{"tsr_dim1", 3}, {"tsr_dim0", 33}});
+}
+
+// The kernel name is only an asm label: even names the codec refuses (a
+// keyword, a libm function the body calls, an enum of the generated matmul)
+// compile, export exactly `<name>` and `<name>_tsr_entry`, and run.
+TEST_F(X86Test, KernelNameNeverReachesTheCNamespace) {
+  for (const KernelSpec& spec : {elementwise("int", DType::f32, {Op::exp}, rt("n")),
+                                 elementwise("expf", DType::f32, {Op::sigmoid}, rt("n")),
+                                 matmul("MR", DType::f32, rt("M"), st(9), st(5), Layout::row, Layout::row)}) {
+    const Artifact art = build(spec, "v2");
+    EXPECT_EQ(art.entry, spec.name + "_tsr_entry");
+    check(spec, art, {{spec.family == Family::matmul ? "M" : "n", 7}});
+  }
 }
 
 TEST_F(X86Test, SameSourceCompilesToIdenticalBytes) {
@@ -240,22 +258,110 @@ TEST_F(X86Test, SameSourceCompilesToIdenticalBytes) {
   EXPECT_NE(a.key, other.key);
 }
 
+// The shared object of `art`, loaded straight from memory (nullptr on failure).
+void* load_object(const Artifact& art) {
+  const int fd = memfd_create("x86-test", MFD_CLOEXEC);
+  if (fd < 0) return nullptr;
+  const bool written = write(fd, art.bytes.data(), art.bytes.size()) == static_cast<ssize_t>(art.bytes.size());
+  void* h = written ? dlopen(("/proc/self/fd/" + std::to_string(fd)).c_str(), RTLD_NOW | RTLD_LOCAL) : nullptr;
+  close(fd);
+  return h;
+}
+
 // Only the typed function and the uniform entry are exported.
 TEST_F(X86Test, ExportsExactlyTwoSymbols) {
   const KernelSpec spec = matmul("gemm_syms", DType::f32, st(8), st(8), st(8), Layout::row, Layout::row);
   const Artifact art = build(spec, "v2");
   ASSERT_FALSE(art.bytes.empty());
-  const int fd = memfd_create("x86-test", MFD_CLOEXEC);
-  ASSERT_GE(fd, 0);
-  ASSERT_EQ(write(fd, art.bytes.data(), art.bytes.size()), static_cast<ssize_t>(art.bytes.size()));
-  void* h = dlopen(("/proc/self/fd/" + std::to_string(fd)).c_str(), RTLD_NOW | RTLD_LOCAL);
-  close(fd);
+  void* h = load_object(art);
   ASSERT_NE(h, nullptr) << dlerror();
   EXPECT_NE(dlsym(h, "gemm_syms"), nullptr);
   EXPECT_NE(dlsym(h, "gemm_syms_tsr_entry"), nullptr);
+  EXPECT_EQ(dlsym(h, "tsr_kernel"), nullptr);   // the private C names behind the asm labels
+  EXPECT_EQ(dlsym(h, "tsr_entry"), nullptr);
   EXPECT_EQ(dlsym(h, "tsr_micro_kernel"), nullptr);
   EXPECT_EQ(dlsym(h, "tsr_pack_a"), nullptr);
   dlclose(h);
+}
+
+// A launch whose output is empty returns at once, whatever the other extents
+// (rows = 2^40 with cols = 0 once looped over every row for hours); K = 0
+// leaves a full C of epilogue(0), the empty sum.
+TEST_F(X86Test, ZeroExtentsReturnAtOnce) {
+  constexpr int64_t kHuge = int64_t{1} << 40;
+  using Dims = std::map<std::string, int64_t>;
+  struct Launch {
+    KernelSpec spec;
+    const char* arch;
+    std::vector<Dims> zero;
+  };
+  const std::vector<Launch> launches = {
+      {elementwise("ew_zero", DType::f16, {Op::add, Op::exp}, rt("n")), "v3", {{{"n", 0}}}},
+      {matmul("mm_zero", DType::bf16, rt("M"), rt("N"), rt("K"), Layout::col, Layout::row,
+              {epi(EpilogueOp::Kind::residual), epi(EpilogueOp::Kind::activation)}),   // no bias: it holds N
+       "v2",
+       {{{"M", kHuge}, {"N", 0}, {"K", 0}}, {{"M", 0}, {"N", kHuge}, {"K", 0}}, {{"M", 0}, {"N", 0}, {"K", kHuge}}}},
+      {rowwise("ln_zero", DType::f32, RowOp::layernorm, rt("rows"), rt("cols"), true), "v2",
+       {{{"rows", kHuge}, {"cols", 0}}}},
+      {rowwise("sm_zero", DType::bf16, RowOp::softmax, rt("rows"), rt("cols"), false), "v4",
+       {{{"rows", kHuge}, {"cols", 0}}, {{"rows", 0}, {"cols", kHuge}}}},
+  };
+  for (const Launch& l : launches) {
+    if (!target_->device(l.arch).present) continue;
+    const Artifact art = build(l.spec, l.arch);
+    for (const Dims& dims : l.zero) {
+      // Every buffer is empty (make_case's reference would walk the 2^40 rows).
+      const KernelAbi abi = kernel_abi(l.spec);
+      LaunchArgs args;
+      for (const std::string& name : abi.scalar_names()) args.scalars.push_back(dims.at(name));
+      for (const Binding* b : abi.buffers()) {
+        ASSERT_EQ(abi.element_count(*b, dims), 0) << l.spec.name << " " << b->name;
+        args.buffers.emplace_back();
+      }
+      const auto start = std::chrono::steady_clock::now();
+      const Status s = target_->run(l.spec, art, args);
+      const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      EXPECT_TRUE(s.ok()) << l.spec.name << ": " << (s.ok() ? "" : s.error().message());
+      EXPECT_LT(seconds, 1.0) << l.spec.name;
+    }
+  }
+  const KernelSpec k0 = matmul("mm_k0", DType::f32, rt("M"), rt("N"), rt("K"), Layout::row, Layout::col,
+                               every_epilogue_kind());
+  check(k0, build(k0, "v2"), {{"M", 3}, {"N", 21}, {"K", 0}});
+}
+
+// Which elements a rowwise output pass writes through its head, full-vector
+// or tail path depends on y's address; they must round alike, or the
+// determinism rerun (fresh buffers) fails. Layernorm's `* w + b` once fused
+// on some paths only under -ffp-contract=fast.
+TEST_F(X86Test, RowwiseOutputDoesNotDependOnAlignment) {
+  for (const char* arch : {"v3", "v4"}) {
+    if (!target_->device(arch).present) continue;
+    for (const KernelSpec& spec : {rowwise("ln_align", DType::f32, RowOp::layernorm, rt("n"), rt("n"), true),
+                                   rowwise("rms_align", DType::f32, RowOp::rmsnorm, rt("n"), rt("n"), true),
+                                   rowwise("sm_align", DType::f32, RowOp::softmax, rt("n"), rt("n"), false)}) {
+      const Artifact art = build(spec, arch);
+      void* h = load_object(art);
+      ASSERT_NE(h, nullptr);
+      auto entry = reinterpret_cast<void (*)(void* const*, const int64_t*)>(dlsym(h, art.entry.c_str()));
+      ASSERT_NE(entry, nullptr);
+      const int64_t n = 37;   // rows of 148 bytes: every row starts at another offset
+      Case c = make_case(spec, {{"n", n}}, 11);
+      std::vector<float> first;
+      for (int offset = 0; offset < 16; ++offset) {
+        std::vector<float> y(static_cast<size_t>(n * n + 16));
+        std::vector<void*> buffers;
+        for (size_t i = 0; i + 1 < c.args.buffers.size(); ++i) buffers.push_back(c.args.buffers[i].data());
+        buffers.push_back(y.data() + offset);
+        entry(buffers.data(), &n);
+        std::vector<float> out(y.begin() + offset, y.begin() + offset + n * n);
+        if (first.empty()) first = out;
+        EXPECT_EQ(std::memcmp(out.data(), first.data(), first.size() * sizeof(float)), 0)
+            << spec.name << " x86:" << arch << " with y at +" << offset << " floats";
+      }
+      dlclose(h);
+    }
+  }
 }
 
 // Every family x dtype x tier compiles; present tiers run odd runtime sizes.

@@ -483,6 +483,11 @@ TEST_F(X86Test, RunValidatesArgumentsAgainstTheAbi) {
   EXPECT_FALSE(target_->run(spec, art, args).ok());
   args.scalars = {-1};
   EXPECT_FALSE(target_->run(spec, art, args).ok());
+  // Runtime extents whose byte size overflows are refused before the launch.
+  args.scalars = {INT64_MAX / 2};
+  s = target_->run(spec, art, args);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.error().message(), "buffer 'in0' of kernel 'ew_validate' has an overflowing size");
   args.scalars = {4};
   EXPECT_TRUE(target_->run(spec, art, args).ok());
 }

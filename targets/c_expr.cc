@@ -1,6 +1,9 @@
 #include "targets/c_expr.h"
 
+#include <algorithm>
 #include <cstdio>
+
+#include "spec/abi.h"
 
 namespace tsr {
 
@@ -14,6 +17,14 @@ std::string c_binary_expr(Op op, const std::string& a, const std::string& b) {
     case Op::min: return "fminf(" + a + ", " + b + ")";
     default: return "";
   }
+}
+
+std::string c_scalar_param(size_t index) { return "tsr_dim" + std::to_string(index); }
+
+std::string c_scalar_param(const KernelSpec& spec, const Dim& d) {
+  if (d.is_static()) return "";
+  const std::vector<std::string> names = runtime_scalars(spec);
+  return c_scalar_param(static_cast<size_t>(std::find(names.begin(), names.end(), d.name) - names.begin()));
 }
 
 std::string c_f32_digits(double v) {

@@ -6,6 +6,8 @@
 #include "archive/archive_embed.h"
 #include "archive/archive_reader.h"
 #include "cli/commands.h"
+#include "spec/yaml_reader.h"
+#include "support/c_identifiers.h"
 #include "support/file_io.h"
 #include "support/subprocess.h"
 
@@ -51,6 +53,11 @@ RunFn register_embed(CLI::App& app) {
   return [opts]() -> int {
     if (!ends_with(opts->output, ".c") && !ends_with(opts->output, ".o"))
       return report_error("embed output must end in .c or .o, got '" + opts->output + "'", kExitUsage);
+    // The symbol and NAME_size become globals of the user's program.
+    if (!is_c_identifier(opts->symbol))
+      return report_error("--symbol '" + opts->symbol + "' is not a C identifier", kExitUsage);
+    if (std::optional<std::string> why = reserved_symbol_reason(opts->symbol))
+      return report_error("--symbol '" + opts->symbol + "' is reserved: " + *why, kExitUsage);
     if (Status distinct = check_output_paths({{"archive", opts->archive}}, {{"-o", opts->output}}); !distinct.ok())
       return report(distinct.error());
     // Refuse to embed something the stub would refuse to open.

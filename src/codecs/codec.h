@@ -36,8 +36,22 @@ std::optional<Family> family_from_name(const std::string& name);
 std::vector<std::string> family_names();
 
 // Shared decoding helpers used by the family codecs.
+// A shape entry: a static extent within the limits (codecs/limits.h) or a runtime name.
 std::optional<Dim> decode_shape_dim(const MapReader& shape, const std::string& key);
 bool decode_accumulate(const MapReader& spec_map, KernelSpec& spec);
 std::vector<std::string> unary_op_names();
+
+// `kernel:`: a C identifier that may stem exported symbols (support/c_identifiers.h).
+void decode_kernel_name(const MapReader& spec_map, KernelSpec& spec);
+
+// A constant the kernel applies in f32 (scale, clamp bounds, eps): a finite
+// decimal that rounds to a finite f32. Reports a missing key when `required`.
+std::optional<double> decode_f32_constant(const MapReader& map, const std::string& key, bool required);
+
+// Checks the decoded body's shape against its ABI: runtime dimension names
+// distinct from the buffer names, and every buffer's static extents within
+// the per-buffer element limit. `shape_keys` pairs each shape key with its Dim.
+void check_shape_against_abi(const MapReader& spec_map, const KernelSpec& spec,
+                             const std::vector<std::pair<std::string, Dim>>& shape_keys);
 
 }  // namespace tsr

@@ -1,7 +1,11 @@
+#include <algorithm>
+#include <cctype>
+#include <cmath>
 #include <memory>
 
 #include "codecs/codec.h"
 #include "codecs/family_codecs.h"
+#include "codecs/limits.h"
 
 namespace tsr {
 
@@ -39,7 +43,33 @@ std::optional<Dim> decode_shape_dim(const MapReader& shape, const std::string& k
     shape.require(key);
     return std::nullopt;
   }
-  return shape.dim(shape.get(key), key);
+  // A decimal beyond the limit (or beyond int64) is an extent that is too
+  // large, not a malformed name.
+  const YAML::Node value = shape.get(key);
+  if (value.IsScalar()) {
+    const std::string& text = value.Scalar();
+    const bool digits = !text.empty() && std::all_of(text.begin(), text.end(), [](char c) {
+      return std::isdigit(static_cast<unsigned char>(c));
+    });
+    const std::optional<int64_t> v = digits ? parse_int(text) : std::nullopt;
+    if (digits && (!v || *v > kMaxStaticElements)) {
+      shape.error(value, "dimension '" + key + "' is " + text + ", above the limit of " +
+                             std::to_string(kMaxStaticElements) + " (2^48)");
+      return std::nullopt;
+    }
+  }
+  return shape.dim(value, key);
+}
+
+std::optional<double> decode_f32_constant(const MapReader& map, const std::string& key, bool required) {
+  std::optional<double> v = map.number(key, required);
+  if (!v) return std::nullopt;
+  if (std::fabs(*v) >= kF32RoundsToInfinity) {
+    map.error(map.get(key), "'" + key + "' is " + map.get(key).Scalar() +
+                                ", beyond the f32 range (largest finite f32: 3.40282347e38); kernels compute in f32");
+    return std::nullopt;
+  }
+  return v;
 }
 
 bool decode_accumulate(const MapReader& spec_map, KernelSpec& spec) {

@@ -52,6 +52,7 @@ class ElementwiseCodec final : public FamilyCodec {
       m.require("shape");
     }
     spec.body = body;
+    if (m.diag().error_count() == errors_before) check_shape_against_abi(m, spec, {{"N", body.n}});
     return m.diag().error_count() == errors_before;
   }
 

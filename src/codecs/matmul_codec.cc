@@ -55,6 +55,7 @@ class MatmulCodec final : public FamilyCodec {
     }
     if (m.has("epilogue")) decode_epilogue(m, m.get("epilogue"), body);
     spec.body = body;
+    if (m.diag().error_count() == errors_before) check_shape_against_abi(m, spec, {{"M", body.m}, {"N", body.n}, {"K", body.k}});
     return m.diag().error_count() == errors_before;
   }
 
@@ -106,10 +107,8 @@ class MatmulCodec final : public FamilyCodec {
         const YAML::Node value = item.begin()->second;
         const std::string name = key.IsScalar() ? key.Scalar() : "";
         if (name == "scale") {
-          std::optional<std::string> s = m.scalar(value, "scale");
-          if (!s) continue;
-          std::optional<double> v = parse_finite_double(*s);
-          if (!v) { m.error(value, "expected a finite number for 'scale', got '" + *s + "'"); continue; }
+          std::optional<double> v = decode_f32_constant(MapReader(item, m.file(), "epilogue op", m.diag()), "scale", true);
+          if (!v) continue;
           op.kind = EpilogueOp::Kind::scale;
           op.scale = *v;
         } else if (name == "clamp") {
@@ -119,7 +118,7 @@ class MatmulCodec final : public FamilyCodec {
           }
           MapReader c(value, m.file(), "clamp", m.diag());
           c.check_keys({"min", "max"});
-          std::optional<double> lo = c.number("min", true), hi = c.number("max", true);
+          std::optional<double> lo = decode_f32_constant(c, "min", true), hi = decode_f32_constant(c, "max", true);
           if (!lo || !hi) continue;
           if (*lo > *hi) { m.error(value, "clamp min " + *c.scalar(c.get("min"), "min") + " is greater than max " + *c.scalar(c.get("max"), "max")); continue; }
           op.kind = EpilogueOp::Kind::clamp;

@@ -22,8 +22,10 @@ class RowwiseCodec final : public FamilyCodec {
       if (*op == "layernorm") body.op = RowOp::layernorm;
       const bool normalizes = body.op == RowOp::rmsnorm || body.op == RowOp::layernorm;
       if (normalizes) {
-        body.eps = m.number("eps", true);
+        body.eps = decode_f32_constant(m, "eps", true);
         if (body.eps && *body.eps <= 0.0) m.error(m.get("eps"), "'eps' must be positive");
+        else if (body.eps && static_cast<float>(*body.eps) == 0.0f)
+          m.error(m.get("eps"), "'eps' is " + m.get("eps").Scalar() + ", which rounds to 0 in f32 (it must be positive)");
         if (auto affine = m.required_bool("affine")) body.affine = *affine;
       } else {
         m.reject_if_present("eps", "does not apply to " + *op);
@@ -41,6 +43,7 @@ class RowwiseCodec final : public FamilyCodec {
       }
     }
     spec.body = body;
+    if (m.diag().error_count() == errors_before) check_shape_against_abi(m, spec, {{"rows", body.rows}, {"cols", body.cols}});
     return m.diag().error_count() == errors_before;
   }
 

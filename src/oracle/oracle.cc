@@ -1,5 +1,6 @@
 #include "oracle/oracle.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -57,6 +58,16 @@ Trial make_trial(const KernelSpec& spec, const KernelAbi& abi, int index, Distri
   return t;
 }
 
+// "24 TiB": bytes in the largest binary unit that keeps the number >= 1.
+std::string format_bytes(double bytes) {
+  const char* units[] = {"bytes", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+  int u = 0;
+  while (bytes >= 1024.0 && u < 6) bytes /= 1024.0, ++u;
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.3g %s", bytes, units[u]);
+  return buf;
+}
+
 std::string format_double(double v) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.9g", v);
@@ -65,6 +76,25 @@ std::string format_double(double v) {
 
 }  // namespace
 
+double oracle_trial_bytes(const KernelSpec& spec) {
+  const KernelAbi abi = kernel_abi(spec);
+  double peak = 0.0;
+  for (int i = 0; i < static_cast<int>(all_distributions().size()); ++i) {
+    const std::map<std::string, int64_t> scalars = trial_scalars(spec, i);
+    double bytes = 0.0;
+    for (const Binding* b : abi.buffers()) {
+      double count = 1.0;   // in double: static extents may multiply past int64
+      for (const Dim& d : b->shape) count *= static_cast<double>(d.is_static() ? d.value : scalars.at(d.name));
+      // Storage bytes and values as doubles, twice for the determinism rerun;
+      // the output also widened to double and as reference values.
+      bytes += 2.0 * count * (dtype_size(b->dtype) + sizeof(double));
+      if (b->role == Role::output) bytes += count * (sizeof(double) + sizeof(ReferenceValue));
+    }
+    peak = std::max(peak, bytes);
+  }
+  return peak;
+}
+
 OracleReport run_oracle(const KernelSpec& spec, const Target& target, const Artifact& artifact,
                         const OracleOptions& options) {
   OracleReport report;
@@ -72,6 +102,10 @@ OracleReport run_oracle(const KernelSpec& spec, const Target& target, const Arti
   report.budget = effective_budget(spec, target.budget_floor(spec));
   const DeviceInfo device = target.device(artifact.target.arch);
   if (!device.present) return not_run(device.description, spec, options.seed);
+  if (const double need = oracle_trial_bytes(spec); need > kOracleMemoryBudgetBytes)
+    return not_run("the oracle would hold " + format_bytes(need) + " for one trial of these static extents, above its " +
+                       "memory budget of " + format_bytes(kOracleMemoryBudgetBytes),
+                   spec, options.seed);
 
   const KernelAbi abi = kernel_abi(spec);
   const size_t output_slot = abi.buffers().size() - 1;   // every family has exactly one output, last

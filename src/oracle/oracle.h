@@ -32,6 +32,14 @@ struct OracleOptions {
   std::function<void(LaunchArgs&)> corrupt_outputs;
 };
 
+// The most memory one oracle trial may hold (buffers, their values as
+// doubles, the reference); a spec whose static extents need more gets
+// NOT_RUN with the reason instead of an allocation failure.
+constexpr double kOracleMemoryBudgetBytes = 4.0 * (1ull << 30);
+
+// Peak bytes the largest trial of `spec` holds (estimated from its buffers).
+double oracle_trial_bytes(const KernelSpec& spec);
+
 OracleReport run_oracle(const KernelSpec& spec, const Target& target, const Artifact& artifact,
                         const OracleOptions& options = {});
 

@@ -110,11 +110,7 @@ std::optional<KernelSpec> decode_root(const YAML::Node& root, const std::string&
       m.error(m.get("tesserac"), "unsupported spec format version " + std::to_string(*version) +
                                      " (this tesserac reads version 1)");
   }
-  if (std::optional<std::string> name = m.required_string("kernel")) {
-    if (!is_c_identifier(*name)) m.error(m.get("kernel"), "kernel name '" + *name + "' is not a C identifier");
-    spec.name = *name;
-    spec.location = location_of(file, m.get("kernel"));
-  }
+  decode_kernel_name(m, spec);
   if (std::optional<std::string> dt = m.required_enum("dtype", {"f32", "f16", "bf16"})) spec.dtype = *dtype_from_name(*dt);
   decode_accuracy(m, spec);
   if (auto det = m.required_enum("determinism", {"deterministic", "nondeterministic_allowed"}))

@@ -19,11 +19,9 @@ std::string LaunchPlan::grid_text() const { return grid_x + "," + grid_y + "," +
 int vector_width(DType t) { return 16 / dtype_size(t); }
 
 std::string buffer_param(const std::string& abi_name) { return "p_" + abi_name; }
-std::string scalar_param(const std::string& abi_name) { return "s_" + abi_name; }
-
-std::string dim_expr(const Dim& d) {
+std::string dim_expr(const KernelSpec& spec, const Dim& d) {
   if (d.is_static()) return "((long long)" + std::to_string(d.value) + ")";
-  return scalar_param(d.name);
+  return c_scalar_param(spec, d);
 }
 
 std::string grid_cdiv(const Dim& d, int64_t per_block) {
@@ -69,12 +67,13 @@ std::string kernel_signature(const KernelSpec& spec, int max_threads) {
   std::string s = "extern \"C\" __global__ void __launch_bounds__(" + std::to_string(max_threads) + ")\n" +
                   spec.name + "(";
   bool first = true;
+  size_t scalar_index = 0;
   for (const Binding& b : abi.bindings) {
     s += first ? "" : ",\n    ";
     first = false;
     if (b.role == Role::input) s += "const tsr_t* __restrict__ " + buffer_param(b.name);
     else if (b.role == Role::output) s += "tsr_t* __restrict__ " + buffer_param(b.name);
-    else s += "long long " + scalar_param(b.name);
+    else s += "long long " + c_scalar_param(scalar_index++) + " /* " + b.name + " */";
   }
   return s + ")";
 }

@@ -29,16 +29,15 @@ struct EmittedKernel {
 // Header comment, dtype typedefs, conversions, loads/stores and reductions.
 std::string prelude(const KernelSpec& spec);
 
-// "p_<name>" for buffers, "s_<name>" for scalars, so spec names never collide
-// with locals of the emitted code.
+// "p_<name>" for buffers (the family's fixed ABI names); scalars are
+// c_scalar_param(index) (targets/c_expr.h), so spec names never reach the code.
 std::string buffer_param(const std::string& abi_name);
-std::string scalar_param(const std::string& abi_name);
 
 // The full `extern "C" __global__` signature in ABI order.
 std::string kernel_signature(const KernelSpec& spec, int max_threads);
 
 // A Dim as a `long long` expression of the kernel parameters.
-std::string dim_expr(const Dim& d);
+std::string dim_expr(const KernelSpec& spec, const Dim& d);
 
 // Grid component for cdiv(d, per_block) in the metadata grammar.
 std::string grid_cdiv(const Dim& d, int64_t per_block);

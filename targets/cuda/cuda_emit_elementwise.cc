@@ -37,7 +37,8 @@ EmittedKernel emit_elementwise(const KernelSpec& spec) {
 
   std::string s = prelude(spec) + apply_function(e);
   s += kernel_signature(spec, kBlock) + " {\n";
-  s += "  const long long n = " + dim_expr(e.n) + ";\n";
+  s += "  const long long n = " + dim_expr(spec, e.n) + ";\n";
+  s += "  if (n == 0) return;\n";
   s += "  const long long stride = (long long)gridDim.x * blockDim.x;\n";
   s += "  const long long tid = (long long)blockIdx.x * blockDim.x + threadIdx.x;\n";
   s += "  long long done = 0;\n";

@@ -43,8 +43,12 @@ std::string epilogue_args(const MatmulSpec& m) {
   return s;
 }
 
-std::string dims(const MatmulSpec& m) {
-  return "  const long long M = " + dim_expr(m.m) + ", N = " + dim_expr(m.n) + ", K = " + dim_expr(m.k) + ";\n";
+// The extents, and the early return of a launch with an empty C (uniform
+// across the grid, before any barrier). K = 0 still writes epilogue(0).
+std::string dims(const KernelSpec& spec) {
+  const MatmulSpec& m = spec.matmul();
+  return "  const long long M = " + dim_expr(spec, m.m) + ", N = " + dim_expr(spec, m.n) + ", K = " +
+         dim_expr(spec, m.k) + ";\n  if (M == 0 || N == 0) return;\n";
 }
 
 // ---- f32: FMA tiles ---------------------------------------------------------
@@ -52,7 +56,7 @@ std::string dims(const MatmulSpec& m) {
 std::string simt_kernel(const KernelSpec& spec) {
   const MatmulSpec& m = spec.matmul();
   const bool a_row = m.a == Layout::row, b_row = m.b == Layout::row;
-  std::string s = kernel_signature(spec, 256) + " {\n" + dims(m);
+  std::string s = kernel_signature(spec, 256) + " {\n" + dims(spec);
   s += R"(  __shared__ float As[16][64 + 4];   // [k][m]
   __shared__ float Bs[16][64 + 4];   // [k][n]
   const int tid = threadIdx.x, tx = tid & 15, ty = tid >> 4;
@@ -182,7 +186,7 @@ std::string mma_kernel(const KernelSpec& spec) {
   std::string s;
   s += tile_loader("tsr_load_a", a_rows, a_cols, a_stride);
   s += tile_loader("tsr_load_b", b_rows, b_cols, b_stride);
-  s += kernel_signature(spec, 256) + " {\n" + dims(m);
+  s += kernel_signature(spec, 256) + " {\n" + dims(spec);
   s += "  __shared__ __align__(16) unsigned short As[2][" + std::to_string(a_rows * a_stride) + "];\n";
   s += "  __shared__ __align__(16) unsigned short Bs[2][" + std::to_string(b_rows * b_stride) + "];\n";
   s += R"(  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;

@@ -84,9 +84,9 @@ EmittedKernel emit_rowwise(const KernelSpec& spec) {
   std::string s = prelude(spec);
   s += "// Row statistics per op: " + std::string(row_op_name(r.op)) + ".\n";
   s += kernel_signature(spec, kBlock) + " {\n";
-  s += "  const long long rows = " + dim_expr(r.rows) + ", cols = " + dim_expr(r.cols) + ";\n";
+  s += "  const long long rows = " + dim_expr(spec, r.rows) + ", cols = " + dim_expr(spec, r.cols) + ";\n";
   s += "  const long long row = blockIdx.x;\n";
-  s += "  if (row >= rows) return;\n";
+  s += "  if (row >= rows || cols == 0) return;   // uniform per block: no barrier is skipped by some threads only\n";
   s += "  const tsr_t* x_row = " + x + " + row * cols;\n";
   s += "  tsr_t* y_row = " + y + " + row * cols;\n";
   s += "  __shared__ float red[32];\n";

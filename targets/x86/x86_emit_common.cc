@@ -4,8 +4,6 @@
 // levels of psABI §3.1.1; F16C conversions per the Intel SDM vol. 2
 // (VCVTPH2PS / VCVTPS2PH, imm8 rounding control 0 = round to nearest even).
 #include <cmath>
-#include <cstdio>
-#include <set>
 #include <sstream>
 
 #include "spec/abi.h"
@@ -26,66 +24,23 @@ std::vector<std::string> tier_names() { return {"v2", "v3", "v4"}; }
 
 const char* storage_c_type(DType t) { return t == DType::f32 ? "float" : "uint16_t"; }
 
-namespace {
-
-// Names at file scope in every emitted source: keywords, types, the libc/libm
-// functions kernel bodies call, the entry's parameters, constants and macros.
-const std::set<std::string>& file_scope_names() {
-  static const std::set<std::string> names = {
-      "auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else", "enum", "extern",
-      "float", "for", "goto", "if", "inline", "int", "long", "register", "restrict", "return", "short", "signed",
-      "sizeof", "static", "struct", "switch", "typedef", "union", "unsigned", "void", "volatile", "while",
-      "int64_t", "int32_t", "uint16_t", "uint32_t", "uintptr_t", "size_t", "NULL", "INFINITY", "NAN", "INT64_C",
-      "expf", "logf", "sqrtf", "fmaxf", "fminf", "tanhf", "erff", "fabsf", "memcpy", "free", "aligned_alloc",
-      "buffers", "scalars", "CHUNK", "VW", "MR", "NR", "KC", "MC", "A_AT", "B_AT", "TSR_STREAM_BYTES", "uint64_t"};
-  return names;
-}
-
-// A runtime dim named like a file-scope name or a local of a kernel body would
-// shadow or clash with it, so it is renamed in the C (the ABI name is unchanged).
-bool clashes(const std::string& name, const std::set<std::string>& taken) {
-  static const std::set<std::string> body_locals = {
-      "i", "v", "t", "i0", "len", "k_rows", "nc_max", "k_blocks", "bp", "ap", "cw",
-      "tile", "j0", "nc", "ncpad", "mc", "kb", "p0", "kc", "first", "last", "jr", "ir", "b_panel", "a_panel",
-      "partial", "row", "xr", "yr", "mx", "sum", "log_sum", "inv", "mean", "var", "rest", "head", "stream"};
-  return file_scope_names().count(name) || body_locals.count(name) || taken.count(name) ||
-         name.rfind("tsr_", 0) == 0 || name.rfind("TSR_", 0) == 0 || name.rfind("dim_", 0) == 0 ||
-         name.rfind("_", 0) == 0;
-}
-
-}  // namespace
-
-bool is_reserved_kernel_name(const std::string& name) {
-  return file_scope_names().count(name) || name.rfind("tsr_", 0) == 0 || name.rfind("TSR_", 0) == 0 ||
-         name.rfind("_", 0) == 0;
-}
-
 std::vector<CParam> c_params(const KernelSpec& spec) {
-  const KernelAbi abi = kernel_abi(spec);
   std::vector<CParam> params;
-  std::set<std::string> taken;
-  for (const Binding& b : abi.bindings)
-    if (b.role != Role::scalar) taken.insert(b.name);
-  for (const Binding& b : abi.bindings) {
+  size_t scalar_index = 0;
+  for (const Binding& b : kernel_abi(spec).bindings) {
     CParam p;
     p.abi_name = b.name;
-    p.c_name = b.name;
     p.is_buffer = b.role != Role::scalar;
     p.is_output = b.role == Role::output;
-    if (!p.is_buffer) {
-      while (clashes(p.c_name, taken)) p.c_name += "_";
-      taken.insert(p.c_name);
-    }
+    // Buffer names are the family's fixed ABI names; scalars are the spec's.
+    p.c_name = p.is_buffer ? b.name : c_scalar_param(scalar_index++);
     params.push_back(p);
   }
   return params;
 }
 
 std::string dim_expr(const KernelSpec& spec, const Dim& d) {
-  if (d.is_static()) return "INT64_C(" + std::to_string(d.value) + ")";
-  for (const CParam& p : c_params(spec))
-    if (!p.is_buffer && p.abi_name == d.name) return p.c_name;
-  return d.name;
+  return d.is_static() ? "INT64_C(" + std::to_string(d.value) + ")" : c_scalar_param(spec, d);
 }
 
 std::string float_literal(double v) {
@@ -235,28 +190,36 @@ std::string emit_prelude(const KernelSpec& spec, const Tier& tier, const std::st
   return os.str();
 }
 
-std::string emit_signature(const KernelSpec& spec) {
-  std::ostringstream os;
+namespace {
+
+std::string parameter_list(const KernelSpec& spec) {
   const std::string t = storage_c_type(spec.dtype);
-  os << "TSR_EXPORT void " << spec.name << "(";
-  bool first = true;
+  std::string s;
   for (const CParam& p : c_params(spec)) {
-    if (!first) os << ", ";
-    first = false;
-    if (!p.is_buffer) os << "int64_t " << p.c_name;
-    else if (p.is_output) os << t << "* restrict " << p.c_name;
-    else os << "const " << t << "* restrict " << p.c_name;
+    if (!s.empty()) s += ", ";
+    if (!p.is_buffer) s += "int64_t " + p.c_name + " /* " + p.abi_name + " */";
+    else if (p.is_output) s += t + "* restrict " + p.c_name;
+    else s += "const " + t + "* restrict " + p.c_name;
   }
-  os << ")";
-  return os.str();
+  return s;
+}
+
+}  // namespace
+
+std::string emit_kernel_head(const KernelSpec& spec, const std::string& attributes) {
+  const std::string head = "TSR_EXPORT void tsr_kernel(" + parameter_list(spec) + ")";
+  return "/* exported as '" + spec.name + "': the asm label keeps the kernel's name out of the C namespace */\n" +
+         head + " __asm__(\"" + spec.name + "\");\n" + attributes + head;
 }
 
 std::string emit_entry(const KernelSpec& spec) {
   std::ostringstream os;
   const std::string t = storage_c_type(spec.dtype);
-  os << "/* uniform entry: buffers in ABI order (inputs, outputs), then runtime scalars */\n"
-     << "TSR_EXPORT void " << spec.name << "_tsr_entry(void* const* buffers, const int64_t* scalars) {\n"
-     << "  " << spec.name << "(";
+  const std::string head = "TSR_EXPORT void tsr_entry(void* const* buffers, const int64_t* scalars)";
+  os << "/* uniform entry '" << spec.name << "_tsr_entry': buffers in ABI order (inputs, outputs), then runtime scalars */\n"
+     << head << " __asm__(\"" << spec.name << "_tsr_entry\");\n"
+     << head << " {\n"
+     << "  tsr_kernel(";
   int buffer_index = 0, scalar_index = 0;
   bool first = true;
   for (const CParam& p : c_params(spec)) {

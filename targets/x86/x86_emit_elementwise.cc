@@ -24,8 +24,9 @@ std::string emit_elementwise(const KernelSpec& spec, const Tier& tier) {
   const ElementwiseSpec& e = spec.elementwise();
   std::ostringstream os;
   os << emit_prelude(spec, tier, "elementwise over n = " + e.n.str() + " elements: " + pipeline_description(e));
-  os << emit_signature(spec) << " {\n"
-     << "  const int64_t dim_count = " << dim_expr(spec, e.n) << ";\n";
+  os << emit_kernel_head(spec) << " {\n"
+     << "  const int64_t dim_count = " << dim_expr(spec, e.n) << ";\n"
+     << "  if (dim_count <= 0) return;\n";
   // F16C converts eight lanes per instruction only when the loop is written
   // in spans; the other dtypes vectorize as a plain per-element loop.
   const bool spans = spec.dtype == DType::f16 && tier.f16c;

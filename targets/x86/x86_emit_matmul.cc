@@ -220,10 +220,11 @@ std::string emit_matmul(const KernelSpec& spec, const Tier& tier) {
      << "  return aligned_alloc(64, bytes);\n"
      << "}\n\n";
 
-  os << emit_signature(spec) << " {\n"
+  os << emit_kernel_head(spec) << " {\n"
      << "  const int64_t dim_m = " << dim_expr(spec, mm.m) << ";\n"
      << "  const int64_t dim_n = " << dim_expr(spec, mm.n) << ";\n"
      << "  const int64_t dim_k = " << dim_expr(spec, mm.k) << ";\n"
+     << "  /* an empty C returns at once; K = 0 still writes epilogue(0), the empty sum */\n"
      << "  if (dim_m <= 0 || dim_n <= 0) return;\n"
      << "  /* column block: as many NR panels as keep packed B for all of K in budget */\n"
      << "  const int64_t k_rows = dim_k > 0 ? dim_k : 1;\n"

@@ -76,6 +76,15 @@ std::string vector_load(const KernelSpec& spec, const Tier& tier) {
            << "TSR_INLINE void tsr_stream_vec(tsr_storage* p, tsr_vec v) { tsr_store_vec(p, v); }\n";
       break;
   }
+  // a * b + c rounded once where the tier has FMA; v2 has none, so nothing can fuse there.
+  if (tier.fma) {
+    const char* fma = tier.arch == "v4" ? "_mm512_fmadd_ps" : "_mm256_fmadd_ps";
+    const char* reg = tier.arch == "v4" ? "__m512" : "__m256";
+    os << "TSR_INLINE tsr_vec tsr_vfma(tsr_vec a, tsr_vec b, tsr_vec c) { return (tsr_vec)" << fma << "((" << reg
+       << ")a, (" << reg << ")b, (" << reg << ")c); }\n";
+  } else {
+    os << "TSR_INLINE tsr_vec tsr_vfma(tsr_vec a, tsr_vec b, tsr_vec c) { return a * b + c; }\n";
+  }
   const char* max_intrinsic = tier.arch == "v4" ? "_mm512_max_ps" : tier.arch == "v3" ? "_mm256_max_ps" : "_mm_max_ps";
   const char* native = tier.arch == "v4" ? "__m512" : tier.arch == "v3" ? "__m256" : "__m128";
   os << "TSR_INLINE tsr_vec tsr_vmax(tsr_vec a, tsr_vec b) { return (tsr_vec)" << max_intrinsic << "((" << native
@@ -187,13 +196,18 @@ std::string emit_rowwise(const KernelSpec& spec, const Tier& tier) {
       case RowOp::softmax: return "tsr_vexp(" + x + " - mx) / sum";
       case RowOp::log_softmax: return "(" + x + " - mx) - log_sum";
       case RowOp::rmsnorm: return x + " * inv" + (r.affine ? " * " + w : "");
-      case RowOp::layernorm: return "(" + x + " - mean) * inv" + (r.affine ? " * " + w + " + " + b : "");
+      // Which elements take the head, full-vector or tail path depends on y's
+      // address; an explicit FMA rounds alike on every path, where
+      // -ffp-contract=fast may fuse `* w + b` on some paths only.
+      case RowOp::layernorm:
+        return r.affine ? "tsr_vfma((" + x + " - mean) * inv, " + w + ", " + b + ")" : "(" + x + " - mean) * inv";
     }
     return x;
   };
-  os << "TSR_VECTOR_FN " << emit_signature(spec) << " {\n"
+  os << emit_kernel_head(spec, "TSR_VECTOR_FN ") << " {\n"
      << "  const int64_t dim_rows = " << dim_expr(spec, r.rows) << ";\n"
      << "  const int64_t dim_cols = " << dim_expr(spec, r.cols) << ";\n"
+     << "  if (dim_rows <= 0 || dim_cols <= 0) return;   /* an empty y: nothing to do */\n"
      << "  /* an output larger than TSR_STREAM_BYTES would leave the caches anyway: write it\n"
      << "   * with non-temporal stores, saving the read-for-ownership of every line */\n"
      << "  const int stream = (uintptr_t)y % sizeof(tsr_storage) == 0 &&\n"

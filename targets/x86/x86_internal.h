@@ -32,26 +32,24 @@ const char* storage_c_type(DType t);   // float | uint16_t
 
 // One C parameter of the typed kernel function, in ABI order.
 struct CParam {
-  std::string c_name;      // identifier used in the emitted C
+  std::string c_name;      // identifier used in the emitted C (never a spec-chosen name)
   std::string abi_name;    // name of the ABI binding
   bool is_buffer = true;
   bool is_output = false;
 };
 std::vector<CParam> c_params(const KernelSpec& spec);
 
-// Kernel names the emitted C cannot use as a global function (keywords, the
-// libc/libm functions it calls, its own helpers and macros).
-bool is_reserved_kernel_name(const std::string& name);
-
-// The C name a Dim is read through inside the kernel body: a literal for a
-// static dim, the scalar parameter for a runtime one.
+// The C expression a Dim is read through inside the kernel body: a literal
+// for a static dim, the scalar parameter for a runtime one.
 std::string dim_expr(const KernelSpec& spec, const Dim& d);
 
 // Header comment, includes and the dtype conversion and math helpers.
 std::string emit_prelude(const KernelSpec& spec, const Tier& tier, const std::string& description);
-// `void name(params)` (no trailing brace).
-std::string emit_signature(const KernelSpec& spec);
-// The uniform `<name>_tsr_entry(buffers, scalars)` wrapper.
+// The typed kernel `tsr_kernel(params)`, declared with the asm label that
+// exports it as the kernel's name, then the head of its definition with
+// `attributes` in front (no trailing brace).
+std::string emit_kernel_head(const KernelSpec& spec, const std::string& attributes = "");
+// The uniform `<name>_tsr_entry(buffers, scalars)` wrapper (C name tsr_entry).
 std::string emit_entry(const KernelSpec& spec);
 
 // A C expression applying a unary op to the f32 expression `v`.

@@ -23,10 +23,6 @@ class X86Target final : public Target {
     const std::optional<x86::Tier> tier = x86::tier_for_arch(arch);
     const std::string why = unsupported_reason(spec, arch);
     if (!tier || !why.empty()) return invalid_input("kernel '" + spec.name + "': " + why);
-    if (x86::is_reserved_kernel_name(spec.name))
-      return invalid_input("kernel name '" + spec.name +
-                           "' is reserved in the C the x86 target emits (a C keyword, a libc/libm function, "
-                           "or a tsr_/TSR_/_ name); rename the kernel");
     switch (spec.family) {
       case Family::elementwise: return x86::emit_elementwise(spec, *tier);
       case Family::matmul: return x86::emit_matmul(spec, *tier);

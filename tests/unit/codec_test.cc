@@ -157,8 +157,57 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"targets_scalar", "[x86:v3, cuda:sm_90]", "x86:v3", "error: expected a list for 'targets', got a scalar"},
         BadCase{"version", "tesserac: 1", "tesserac: 1.0", "error: expected an integer for 'tesserac', got '1.0'"},
         BadCase{"name_keyword_chars", "kernel: g", "kernel: g.h", "error: kernel name 'g.h' is not a C identifier"},
-        BadCase{"epilogue_nested", "epilogue: [", "epilogue: [[relu], ", "error: expected an epilogue op name or a one-key map, got a list"}),
+        BadCase{"epilogue_nested", "epilogue: [", "epilogue: [[relu], ", "error: expected an epilogue op name or a one-key map, got a list"},
+        // Kernel names stem exported C symbols: one reserved table, every class.
+        BadCase{"name_libm", "kernel: g", "kernel: expf", "t.yaml:2:9: error: kernel name 'expf' is reserved: it is declared by the C library headers (a kernel name becomes an exported C symbol)"},
+        BadCase{"name_macro", "kernel: g", "kernel: INT64_MAX", "t.yaml:2:9: error: kernel name 'INT64_MAX' is reserved: it is a macro of the C library headers or the compiler"},
+        BadCase{"name_cpp", "kernel: g", "kernel: template", "t.yaml:2:9: error: kernel name 'template' is reserved: it is a C++ keyword"},
+        BadCase{"name_cuda", "kernel: g", "kernel: threadIdx", "t.yaml:2:9: error: kernel name 'threadIdx' is reserved: it is a CUDA built-in"},
+        BadCase{"name_main", "kernel: g", "kernel: main", "t.yaml:2:9: error: kernel name 'main' is reserved: it is the C program entry point"},
+        BadCase{"name_underscore", "kernel: g", "kernel: _Bool", "t.yaml:2:9: error: kernel name '_Bool' is reserved: names starting with '_' are reserved by C"},
+        BadCase{"name_stub_prefix", "kernel: g", "kernel: TSR_g", "t.yaml:2:9: error: kernel name 'TSR_g' is reserved: names starting with 'tsr_' or 'TSR_' belong to the runtime stub's API"},
+        // Runtime dimension names are ABI labels: distinct from the buffers.
+        BadCase{"dim_is_buffer", "M: M", "M: residual", "t.yaml:6:12: error: runtime dimension 'M' may not be named 'residual': the kernel's input buffer has that name (ABI binding names must be unique)"},
+        BadCase{"dim_is_output", "M: M", "M: c", "t.yaml:6:12: error: runtime dimension 'M' may not be named 'c': the kernel's output buffer has that name"},
+        // Static extents: at most 2^48, and 2^48 elements per buffer.
+        BadCase{"extent_2_62", "N: 4096", "N: 4611686018427387904", "t.yaml:6:18: error: dimension 'N' is 4611686018427387904, above the limit of 281474976710656 (2^48)"},
+        BadCase{"extent_2_64", "N: 4096", "N: 18446744073709551616", "t.yaml:6:18: error: dimension 'N' is 18446744073709551616, above the limit of 281474976710656 (2^48)"},
+        BadCase{"buffer_2_49", "N: 4096, K: 4096", "N: 4096, K: 137438953472", "t.yaml:6:8: error: buffer 'b' [4096, 137438953472] would hold more than 281474976710656 (2^48) elements, the limit per buffer"},
+        // Constants the kernel applies in f32 must round to a finite f32.
+        BadCase{"scale_f32_inf", "scale: 0.5", "scale: 1e39", "t.yaml:8:36: error: 'scale' is 1e39, beyond the f32 range (largest finite f32: 3.40282347e38); kernels compute in f32"},
+        BadCase{"scale_rounds_up", "scale: 0.5", "scale: -3.4028236e38", "error: 'scale' is -3.4028236e38, beyond the f32 range"},
+        BadCase{"clamp_max_f32_inf", "max: 2", "max: 1e300", "error: 'max' is 1e300, beyond the f32 range"}),
     [](const ::testing::TestParamInfo<BadCase>& info) { return std::string(info.param.name); });
+
+TEST(Codec, RowwiseEpsMustBeAPositiveFiniteF32) {
+  const std::string rms = "tesserac: 1\nkernel: r\nfamily: rowwise\ndtype: f32\naccumulate: f32\nop: rmsnorm\n"
+                          "affine: false\nshape: {rows: 4, cols: 8}\naccuracy: {kind: reference_exact}\n"
+                          "determinism: deterministic\neps: ";
+  EXPECT_EQ(decode(rms + "1e39\n").diagnostics,
+            "t.yaml:11:6: error: 'eps' is 1e39, beyond the f32 range (largest finite f32: 3.40282347e38); kernels "
+            "compute in f32\neps: 1e39\n     ^\n");
+  EXPECT_EQ(decode(rms + "1e-50\n").diagnostics,
+            "t.yaml:11:6: error: 'eps' is 1e-50, which rounds to 0 in f32 (it must be positive)\neps: 1e-50\n     ^\n");
+  EXPECT_DOUBLE_EQ(*must_decode(rms + "1e-45\n").rowwise().eps, 1e-45);   // the smallest f32 subnormal is kept
+}
+
+// What the limits and the name rules still accept: every boundary value and
+// dimension names a C compiler would choke on (they never reach the code).
+TEST(Codec, AcceptsBoundaryValuesAndAnyIdentifierAsDimension) {
+  auto with = [](const std::string& from, const std::string& to) {
+    std::string yaml = kGemm;
+    yaml.replace(yaml.find(from), from.size(), to);
+    return yaml;
+  };
+  EXPECT_EQ(must_decode(with("N: 4096, K: 4096", "N: 281474976710656, K: 1")).matmul().n.value, int64_t{1} << 48);
+  EXPECT_EQ(must_decode(with("N: 4096, K: 4096", "N: 65536, K: 4294967296")).matmul().k.value, int64_t{1} << 32);
+  EXPECT_DOUBLE_EQ(must_decode(with("scale: 0.5", "scale: 3.40282347e38")).matmul().epilogue[2].scale, 3.40282347e38);
+  EXPECT_DOUBLE_EQ(must_decode(with("min: -2", "min: -3.4028235e38")).matmul().epilogue[3].lo, -3.4028235e38);
+  for (const char* dim : {"int", "_n", "dim_n", "tsr_n", "TSR_N", "tsr_dim0", "M_PI", "threadIdx", "class", "main"})
+    EXPECT_EQ(must_decode(with("M: M", std::string("M: ") + dim)).matmul().m.name, dim);
+  for (const char* kernel : {"MR", "VW", "A_AT", "i", "float4", "gemm_tsr_entry"})
+    EXPECT_EQ(must_decode(with("kernel: g", std::string("kernel: ") + kernel)).name, kernel);
+}
 
 TEST(Codec, YamlSyntaxErrorBecomesDiagnostic) {
   testing::Decoded d = decode("tesserac: 1\nkernel: [unclosed\n");

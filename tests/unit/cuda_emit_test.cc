@@ -59,7 +59,7 @@ TEST(CudaEmit, GoldenSignatures) {
             "    const tsr_t* __restrict__ p_in1,\n"
             "    const tsr_t* __restrict__ p_in2,\n"
             "    tsr_t* __restrict__ p_out,\n"
-            "    long long s_n)");
+            "    long long tsr_dim0 /* n */)");
   using K = EpilogueOp::Kind;
   const KernelSpec mm = matmul("gemm", DType::f16, rt("M"), st(64), rt("K"), Layout::row, Layout::col,
                                {epi(K::bias), epi(K::residual)});
@@ -70,8 +70,8 @@ TEST(CudaEmit, GoldenSignatures) {
             "    const tsr_t* __restrict__ p_bias,\n"
             "    const tsr_t* __restrict__ p_residual,\n"
             "    tsr_t* __restrict__ p_c,\n"
-            "    long long s_M,\n"
-            "    long long s_K)");
+            "    long long tsr_dim0 /* M */,\n"
+            "    long long tsr_dim1 /* K */)");
   const KernelSpec ln = rowwise("ln", DType::f32, RowOp::layernorm, st(4), rt("cols"), true);
   EXPECT_EQ(cuda::kernel_signature(ln, 256),
             "extern \"C\" __global__ void __launch_bounds__(256)\n"
@@ -79,7 +79,7 @@ TEST(CudaEmit, GoldenSignatures) {
             "    const tsr_t* __restrict__ p_weight,\n"
             "    const tsr_t* __restrict__ p_bias,\n"
             "    tsr_t* __restrict__ p_y,\n"
-            "    long long s_cols)");
+            "    long long tsr_dim0 /* cols */)");
 }
 
 TEST(CudaEmit, GoldenLaunchPlans) {
@@ -127,6 +127,31 @@ TEST(CudaEmit, ElementwisePipelineAndEpilogueText) {
                       "  v = (0.5f * v * (1.0f + erff(v * 0.70710678118654752f)));   // gelu_erf\n"),
             std::string::npos)
       << msrc;
+}
+
+// A launch with an empty output returns before any load or barrier (the
+// check is uniform per block, so no thread waits at a __syncthreads alone).
+TEST(CudaEmit, EmptyOutputsReturnBeforeAnyWork) {
+  const struct {
+    KernelSpec spec;
+    const char* early_return;
+  } cases[] = {
+      {elementwise("ew", DType::bf16, {Op::add}, rt("n")), "  if (n == 0) return;\n"},
+      {matmul("mm16", DType::f16, rt("M"), rt("N"), rt("K"), Layout::row, Layout::col),
+       "  const long long M = tsr_dim0, N = tsr_dim1, K = tsr_dim2;\n  if (M == 0 || N == 0) return;\n"},
+      {matmul("mm32", DType::f32, rt("M"), st(8), rt("K"), Layout::col, Layout::row),
+       "  const long long M = tsr_dim0, N = ((long long)8), K = tsr_dim1;\n  if (M == 0 || N == 0) return;\n"},
+      {rowwise("sm", DType::f32, RowOp::softmax, rt("rows"), rt("cols"), false),
+       "  if (row >= rows || cols == 0) return;"},
+  };
+  for (const auto& c : cases) {
+    const std::string src = cuda::emit_kernel(c.spec).source;
+    const size_t body = src.find("\n" + c.spec.name + "(");   // the kernel definition
+    const size_t at = src.find(c.early_return, body);
+    ASSERT_NE(at, std::string::npos) << src;
+    EXPECT_EQ(src.find("__syncthreads()", body), src.find("__syncthreads()", at)) << c.spec.name;
+    EXPECT_EQ(src.find("tsr_ld", body), src.find("tsr_ld", at)) << c.spec.name;
+  }
 }
 
 TEST(CudaEmit, FloatLiteralsRoundTrip) {

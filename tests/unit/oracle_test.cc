@@ -140,6 +140,49 @@ TEST(Oracle, AbsentDeviceIsNotRunNeverPass) {
   EXPECT_EQ(t.runs, 0);
 }
 
+// A valid spec whose static buffers the oracle cannot hold (N = 2^40 once
+// ended in bad_alloc) is NOT_RUN with the reason; nothing is allocated or run.
+TEST(OracleBudget, StaticExtentsBeyondTheBudgetAreNotRun) {
+  FakeTarget t;
+  const KernelSpec big = must_decode(R"(tesserac: 1
+kernel: ew_four_tib
+family: elementwise
+dtype: f32
+ops: [relu]
+shape: {N: 1099511627776}
+accuracy: {kind: reference_exact}
+determinism: deterministic
+)");
+  EXPECT_DOUBLE_EQ(oracle_trial_bytes(big), 1099511627776.0 * (2 * (4 + 8) + 2 * (4 + 8) + 8 + 16));   // in0, out
+  const OracleReport r = run_oracle(big, t, Artifact{});
+  EXPECT_EQ(r.verdict, Verdict::not_run);
+  EXPECT_EQ(r.reason,
+            "the oracle would hold 72 TiB for one trial of these static extents, above its memory budget of 4 GiB");
+  EXPECT_EQ(t.runs, 0);
+  // Products of static extents beyond int64 are estimated, never overflowed.
+  const KernelSpec wide = must_decode(R"(tesserac: 1
+kernel: mm_wide
+family: matmul
+dtype: bf16
+accumulate: f32
+shape: {M: 281474976710656, N: M, K: 1}
+layout: {a: row, b: row}
+accuracy: {kind: reference_exact}
+determinism: deterministic
+)");
+  EXPECT_GT(oracle_trial_bytes(wide), 1e15);
+  EXPECT_EQ(run_oracle(wide, t, Artifact{}).verdict, Verdict::not_run);
+}
+
+// Every shipped spec fits the budget: the limit refuses only what cannot run.
+TEST(OracleBudget, ShippedSpecsFitTheBudget) {
+  DiagnosticEngine diag;
+  const std::vector<KernelSpec> specs = load_specs({TSR_SOURCE_DIR "/specs"}, diag);
+  ASSERT_FALSE(diag.has_errors()) << diag.render();
+  ASSERT_FALSE(specs.empty());
+  for (const KernelSpec& spec : specs) EXPECT_LT(oracle_trial_bytes(spec), kOracleMemoryBudgetBytes / 4) << spec.name;
+}
+
 TEST(Oracle, InjectedOutputErrorFlipsVerdict) {
   FakeTarget t;
   OracleOptions o;
@@ -219,17 +262,20 @@ TEST_F(X86Mutation, CompiledKernelPassesAndOutputCorruptionFails) {
 }
 
 TEST_F(X86Mutation, ErrorInjectedIntoEmittedSourceFails) {
-  // Rename the emitted entry and wrap it with one that adds 1.0 to one
-  // output element: an O(1) miscompile the oracle must catch.
+  // Export the emitted entry under another symbol and wrap it with one that
+  // adds 1.0 to one output element: an O(1) miscompile the oracle must catch.
   KernelSpec spec = must_decode(kGemm);
   Expected<std::string> source = target_->emit(spec, "v2");
   ASSERT_TRUE(source.ok());
   const std::string entry = spec.name + "_tsr_entry";
-  std::string mutated = "#define " + entry + " " + entry + "_original\n" + *source + "\n#undef " + entry + "\n" +
-                        "__attribute__((visibility(\"default\"))) void " + entry +
-                        "(void* const* buffers, const int64_t* scalars) {\n"
-                        "  " + entry + "_original(buffers, scalars);\n"
-                        "  if (scalars[0] > 0 && scalars[1] > 0) ((float*)buffers[3])[0] += 1.0f;\n}\n";
+  const std::string label = "__asm__(\"" + entry + "\")";
+  std::string mutated = *source;
+  ASSERT_NE(mutated.find(label), std::string::npos);
+  mutated.replace(mutated.find(label), label.size(), "__asm__(\"" + entry + "_original\")");
+  mutated += "__attribute__((visibility(\"default\"))) void " + entry +
+             "(void* const* buffers, const int64_t* scalars) {\n"
+             "  tsr_entry(buffers, scalars);\n"
+             "  if (scalars[0] > 0 && scalars[1] > 0) ((float*)buffers[3])[0] += 1.0f;\n}\n";
   Expected<Artifact> art = target_->compile(spec, "v2", mutated);
   ASSERT_TRUE(art.ok()) << art.error().message();
   OracleReport r = run_oracle(spec, *target_, *art);

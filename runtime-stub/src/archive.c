@@ -85,7 +85,8 @@ tsr_status tsr_archive_open_file(const char* path, const tsr_open_options* optio
   char* msg = options ? options->message : NULL;
   size_t msg_size = options ? options->message_size : 0;
   tsr_set_message(msg, msg_size, "%s", "");
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  /* O_NONBLOCK: opening a FIFO must not wait for a writer; fstat refuses it. */
+  int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) {
     tsr_set_message(msg, msg_size, "cannot open '%s': %s", path, strerror(errno));
     return TSR_ERROR_IO;

@@ -6,6 +6,8 @@
 #include <cstring>
 #include <map>
 
+#include <sys/stat.h>
+
 #include "archive/archive_reader.h"
 #include "support/file_io.h"
 #include "archive/archive_writer.h"
@@ -298,6 +300,24 @@ TEST(ArchiveCorruption, GarbageIsRejected) {
   EXPECT_EQ(tsr_archive_open_memory(nullptr, 5, nullptr, &a), TSR_ERROR_NULL_ARGUMENT);
   EXPECT_EQ(tsr_archive_open_file("/nonexistent/k.tfat", nullptr, &a), TSR_ERROR_IO);
   EXPECT_FALSE(verify_archive_file("/nonexistent/k.tfat").ok());
+}
+
+// A FIFO must be refused at once, not block waiting for a writer (the test
+// would hang without O_NONBLOCK in tsr_archive_open_file).
+TEST(ArchiveCorruption, FifoAndDirectoryAreRefusedWithoutBlocking) {
+  const std::string fifo = ::testing::TempDir() + "/archive_fifo.tfat";
+  std::remove(fifo.c_str());
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  char message[256] = "";
+  tsr_open_options options{0, message, sizeof message};
+  tsr_archive* a = nullptr;
+  EXPECT_EQ(tsr_archive_open_file(fifo.c_str(), &options, &a), TSR_ERROR_IO);
+  EXPECT_EQ(a, nullptr);
+  EXPECT_EQ(std::string(message), "cannot read '" + fifo + "': not a regular file");
+  std::remove(fifo.c_str());
+  const std::string dir = ::testing::TempDir();
+  EXPECT_EQ(tsr_archive_open_file(dir.c_str(), &options, &a), TSR_ERROR_IO);
+  EXPECT_EQ(std::string(message), "cannot read '" + dir + "': not a regular file");
 }
 
 }  // namespace

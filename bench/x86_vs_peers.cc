@@ -14,6 +14,7 @@
 #include <random>
 #include <vector>
 
+#include "driver/stub_routed_target.h"
 #include "spec/abi.h"
 #include "targets/x86/x86_target.h"
 
@@ -59,9 +60,12 @@ void random_floats(std::vector<uint8_t>& bytes, uint32_t seed) {
   for (size_t i = 0; i < bytes.size() / 4; ++i) f[i] = dist(rng);
 }
 
+// A compiled kernel loaded by libtesserart, as an application runs it.
 struct Compiled {
   KernelSpec spec;
   tsr::Artifact artifact;
+  std::unique_ptr<tsr::StubRoutedTarget> launcher;
+  tsr::Status run(tsr::LaunchArgs& args) const { return launcher->run(spec, artifact, args); }
 };
 
 bool compile(const tsr::Target& target, const KernelSpec& spec, const std::string& arch, Compiled& out) {
@@ -75,7 +79,12 @@ bool compile(const tsr::Target& target, const KernelSpec& spec, const std::strin
     std::printf("  compile failed: %s\n", art.error().message().c_str());
     return false;
   }
-  out = Compiled{spec, *art};
+  tsr::Expected<std::unique_ptr<tsr::StubRoutedTarget>> launcher = tsr::make_in_memory_stub_target(target, spec, *art);
+  if (!launcher) {
+    std::printf("  load failed: %s\n", launcher.error().message().c_str());
+    return false;
+  }
+  out = Compiled{spec, *art, std::move(*launcher)};
   return true;
 }
 
@@ -115,7 +124,7 @@ void bench_matmul(const tsr::Target& target, const std::string& arch, int64_t n)
   const Timing t = time_pair(
       kMatmulRepeats,
       [&] {
-        if (!target.run(k.spec, k.artifact, args).ok()) std::printf("  run failed\n");
+        if (!k.run(args).ok()) std::printf("  run failed\n");
       },
       [&] {
         cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f, a, n, b, n, 0.0f, c_ref.data(), n);
@@ -154,7 +163,7 @@ void bench_elementwise(const tsr::Target& target, const std::string& arch) {
   random_floats(args.buffers[1], 4);
   args.scalars = {n};
   std::vector<float> c(static_cast<size_t>(n));
-  const Timing t = time_pair(kStreamRepeats, [&] { (void)target.run(k.spec, k.artifact, args); },
+  const Timing t = time_pair(kStreamRepeats, [&] { (void)k.run(args); },
                              [&] {
                                peer_add(reinterpret_cast<const float*>(args.buffers[0].data()),
                                         reinterpret_cast<const float*>(args.buffers[1].data()), c.data(), n);
@@ -181,7 +190,7 @@ void bench_rmsnorm(const tsr::Target& target, const std::string& arch) {
   args.buffers.assign(2, std::vector<uint8_t>(static_cast<size_t>(rows * cols) * 4));
   random_floats(args.buffers[0], 5);
   std::vector<float> y(static_cast<size_t>(rows * cols));
-  const Timing t = time_pair(kStreamRepeats, [&] { (void)target.run(k.spec, k.artifact, args); },
+  const Timing t = time_pair(kStreamRepeats, [&] { (void)k.run(args); },
                              [&] {
                                peer_scale(reinterpret_cast<const float*>(args.buffers[0].data()), y.data(),
                                           rows * cols, 1.0001f);

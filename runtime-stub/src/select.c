@@ -1,58 +1,12 @@
-/* Variant selection: x86-64 psABI levels (x86-64 psABI §3.1.1, detected with
- * cpuid and xgetbv), CUDA compute capability with PTX fallback, AMD gfx
- * name, XDNA NPU name. Preference across kinds: cuda, hip, xdna, x86. */
+/* Variant selection: x86-64 psABI levels (detected in cpu_x86.c), CUDA
+ * compute capability with PTX fallback, AMD gfx name, XDNA NPU name. Preference across kinds: cuda, hip, xdna, x86. */
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "tsr_cpu_x86.h"
 #include "tsr_internal.h"
 
-#if defined(__x86_64__) || defined(__i386__)
-#include <cpuid.h>
-
-static uint64_t xgetbv0(void) {
-  uint32_t lo, hi;
-  __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
-  return ((uint64_t)hi << 32) | lo;
-}
-
-static int has_bits(uint32_t reg, const int* bits, int n) {
-  for (int i = 0; i < n; ++i)
-    if (!(reg >> bits[i] & 1u)) return 0;
-  return 1;
-}
-
-/* Level in bits 0..7, AMX tiles in bit 8. */
-static int detect_x86(void) {
-  uint32_t a, b, c, d, eb = 0, ec = 0, ed = 0, xc = 0, xa, xb, xd;
-  if (!__get_cpuid(1, &a, &b, &c, &d)) return 1;
-  if (__get_cpuid_max(0, NULL) >= 7) __cpuid_count(7, 0, a, eb, ec, ed);
-  if (__get_cpuid(0x80000001u, &xa, &xb, &xc, &xd) == 0) xc = 0;
-  static const int v2_c[] = {0, 9, 13, 19, 20, 23};             /* sse3 ssse3 cx16 sse4.1 sse4.2 popcnt */
-  static const int v3_c[] = {12, 22, 27, 28, 29};               /* fma movbe osxsave avx f16c */
-  static const int v3_b[] = {3, 5, 8};                          /* bmi1 avx2 bmi2 */
-  static const int v4_b[] = {16, 17, 28, 30, 31};               /* avx512 f dq cd bw vl */
-  int level = 1;
-  if (!has_bits(c, v2_c, 6) || !(xc & 1u)) return level;        /* lahf_lm */
-  level = 2;
-  if (!has_bits(c, v3_c, 5) || !has_bits(eb, v3_b, 3) || !(xc >> 5 & 1u)) return level;  /* lzcnt */
-  uint64_t xcr0 = xgetbv0();
-  if ((xcr0 & 0x6) != 0x6) return level;
-  level = 3;
-  if (has_bits(eb, v4_b, 5) && (xcr0 & 0xe0) == 0xe0) level = 4;
-  if (level == 4 && (ed >> 24 & 1u) && (xcr0 & 0x60000) == 0x60000) level |= 0x100;
-  return level;
-}
-#else
-static int detect_x86(void) { return 0; }
-#endif
-
-static int x86_features(void) {
-  static int cached = -1;   /* racing threads compute the same value */
-  if (cached < 0) cached = detect_x86();
-  return cached;
-}
-
-int tsr_x86_level(void) { return x86_features() & 0xff; }
+int tsr_x86_level(void) { return tsr_x86_features() & 0xff; }
 
 /* "v3" -> 6, "v4+amx" -> 9, anything else -> -1. */
 static int x86_arch_score(const char* arch) {
@@ -132,7 +86,7 @@ tsr_status tsr_kernel_select(tsr_archive* a, size_t kernel, const tsr_select_opt
     if ((v = best_of_kind(a, kernel, "xdna", name, TSR_ARTIFACT_XCLBIN, 0)) >= 0)
       return fill(a, kernel, v, "xclbin", out);
   }
-  int feat = o && o->x86_level ? o->x86_level : x86_features();
+  int feat = o && o->x86_level ? o->x86_level : tsr_x86_features();
   if (wants(o, "x86") && (feat & 0xff) > 0) {
     device_seen = 1;
     if ((v = best_of_kind(a, kernel, "x86", NULL, TSR_ARTIFACT_SHARED_OBJECT, feat)) >= 0)

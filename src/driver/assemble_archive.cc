@@ -18,19 +18,23 @@ ArchiveVerdict to_archive_verdict(Verdict v) {
 }
 }  // namespace
 
+ArchiveKernel archive_kernel(const KernelSpec& spec) {
+  ArchiveKernel k;
+  k.name = spec.name;
+  k.identity = kernel_identity(spec);
+  k.family = family_name(spec.family);
+  k.dtype = spec.dtype;
+  k.abi = kernel_abi(spec);
+  return k;
+}
+
 ArchiveContents assemble_archive(const std::vector<KernelSpec>& specs, const std::vector<VerdictRow>& rows) {
   ArchiveContents contents;
   contents.metadata["tesserac.version"] = TESSERAC_VERSION;
   std::map<std::string, size_t> index;
   for (const KernelSpec& spec : specs) {
-    ArchiveKernel k;
-    k.name = spec.name;
-    k.identity = kernel_identity(spec);
-    k.family = family_name(spec.family);
-    k.dtype = spec.dtype;
-    k.abi = kernel_abi(spec);
     index[spec.name] = contents.kernels.size();
-    contents.kernels.push_back(std::move(k));
+    contents.kernels.push_back(archive_kernel(spec));
   }
   for (const VerdictRow& row : rows) {
     auto it = index.find(row.kernel);

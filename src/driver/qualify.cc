@@ -40,12 +40,38 @@ void qualify_from_archive(const Job& job, const Target& target, const QualifyOpt
     row.report = not_run("archive has no " + job.target.str() + " variant", *job.spec, options.seed);
     return;
   }
-  std::unique_ptr<Target> routed = make_stub_routed_target(target, options.archive, job.target);
+  std::unique_ptr<StubRoutedTarget> routed = make_stub_routed_target(target, options.archive, job.target);
   Artifact placeholder;   // the stub takes the bytes from the archive
   placeholder.target = job.target;
   OracleOptions oracle_options;
   oracle_options.seed = options.seed;
   row.report = run_oracle(*job.spec, *routed, placeholder, oracle_options);
+  row.route = routed->route();
+}
+
+// Kinds whose artifacts the oracle launches through libtesserart from a
+// one-kernel archive in memory; the others still use the target's own runner.
+bool launches_through_stub(const TargetName& target) { return target.kind == "x86"; }
+
+// The oracle on a freshly compiled artifact: through the stub where it can
+// launch the kind, so the bytes and the code path qualified are the ones users run.
+void qualify_compiled(const Job& job, const Target& target, const Artifact& artifact, uint64_t seed, VerdictRow& row) {
+  OracleOptions oracle_options;
+  oracle_options.seed = seed;
+  if (!launches_through_stub(job.target)) {
+    row.report = run_oracle(*job.spec, target, artifact, oracle_options);
+    if (row.report.trials > 0) row.route = "tesserac " + job.target.kind + " runner";
+    return;
+  }
+  Expected<std::unique_ptr<StubRoutedTarget>> routed = make_in_memory_stub_target(target, *job.spec, artifact);
+  if (!routed) {
+    row.report = not_run("", *job.spec, seed);
+    row.report.verdict = Verdict::fail;
+    row.report.reason = "cannot open the artifact through libtesserart: " + routed.error().message();
+    return;
+  }
+  row.report = run_oracle(*job.spec, **routed, artifact, oracle_options);
+  row.route = (*routed)->route();
 }
 
 }  // namespace
@@ -80,9 +106,7 @@ std::vector<VerdictRow> qualify_jobs(const std::vector<Job>& jobs, const Qualify
       continue;
     }
     if (options.run_oracle) {
-      OracleOptions oracle_options;
-      oracle_options.seed = options.seed;
-      row.report = run_oracle(*job.spec, *target, *artifact, oracle_options);
+      qualify_compiled(job, *target, *artifact, options.seed, row);
     } else {
       row.report = not_run("skipped by request (--no-oracle)", *job.spec, options.seed);
     }
@@ -149,6 +173,7 @@ std::string render_verdict_json(const std::vector<VerdictRow>& rows) {
     j["trials"] = r.report.trials;
     j["determinism_checked"] = r.report.determinism_checked;
     j["reason"] = r.report.reason;
+    j["route"] = r.route;
     results.push_back(j);
   }
   nlohmann::ordered_json doc;

@@ -20,6 +20,10 @@ struct VerdictRow {
   bool compile_failed = false;   // the toolchain rejected emitted code (exit 3)
   bool unavailable = false;      // the target's toolchain is missing on this machine
   std::optional<Artifact> artifact;
+  // Who launched the artifact for the oracle: "libtesserart <stub route>"
+  // (x86, and every target under --archive), "tesserac <kind> runner"
+  // (CUDA, until it moves into the stub), empty when nothing was launched.
+  std::string route;
 };
 
 struct QualifyOptions {

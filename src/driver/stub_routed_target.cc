@@ -1,5 +1,7 @@
 #include "driver/stub_routed_target.h"
 
+#include "archive/archive_writer.h"
+#include "driver/assemble_archive.h"
 #include "spec/abi.h"
 #include "tesserart.h"
 
@@ -15,63 +17,92 @@ tsr_dtype stub_dtype(DType t) {
   return TSR_DTYPE_F32;
 }
 
-class StubRoutedTarget final : public Target {
- public:
-  StubRoutedTarget(const Target& inner, tsr_archive* archive, TargetName target)
-      : inner_(inner), archive_(archive), target_(std::move(target)) {}
-
-  std::string kind() const override { return inner_.kind(); }
-  std::vector<std::string> archs() const override { return inner_.archs(); }
-  std::string unsupported_reason(const KernelSpec& s, const std::string& a) const override {
-    return inner_.unsupported_reason(s, a);
-  }
-  Expected<std::string> emit(const KernelSpec& s, const std::string& a) const override { return inner_.emit(s, a); }
-  ToolchainInfo toolchain() const override { return inner_.toolchain(); }
-  Expected<Artifact> compile(const KernelSpec& s, const std::string& a, const std::string& src) const override {
-    return inner_.compile(s, a, src);
-  }
-  DeviceInfo device(const std::string& a) const override { return inner_.device(a); }
-  BudgetFloor budget_floor(const KernelSpec& s) const override { return inner_.budget_floor(s); }
-
-  Status run(const KernelSpec& spec, const Artifact&, LaunchArgs& args) const override {
-    tsr_select_options options{target_.kind.c_str(), 0};
-    // Pretending the CPU's level makes the stub pick exactly the tier under test.
-    if (target_.kind == "x86" && target_.arch.size() == 2 && target_.arch[0] == 'v') options.x86_level = target_.arch[1] - '0';
-    tsr_kernel* kernel = nullptr;
-    tsr_status st = tsr_kernel_load(archive_, spec.name.c_str(), &options, &kernel);
-    if (st != TSR_OK)
-      return toolchain_error("stub: tsr_kernel_load(" + spec.name + "): " + tsr_status_string(st) + ": " +
-                             tsr_archive_last_message(archive_));
-    tsr_selection selected{};
-    tsr_kernel_selection(kernel, &selected);
-    const std::string chosen = std::string(selected.target_kind) + ":" + selected.arch;
-    if (chosen != target_.str()) {
-      tsr_kernel_unload(kernel);
-      return toolchain_error("stub selected " + chosen + ", not " + target_.str());
-    }
-    const KernelAbi abi = kernel_abi(spec);
-    const std::vector<const Binding*> buffers = abi.buffers();
-    std::vector<tsr_buffer_arg> bargs;
-    for (size_t i = 0; i < buffers.size() && i < args.buffers.size(); ++i)
-      bargs.push_back({args.buffers[i].data(), args.buffers[i].size(), stub_dtype(buffers[i]->dtype),
-                       buffers[i]->role == Role::input ? TSR_ROLE_IN : TSR_ROLE_OUT});
-    st = tsr_kernel_launch(kernel, bargs.data(), bargs.size(), args.scalars.data(), args.scalars.size(), nullptr);
-    const std::string message = tsr_kernel_last_message(kernel);
-    tsr_kernel_unload(kernel);
-    if (st != TSR_OK) return toolchain_error(std::string("stub: tsr_kernel_launch: ") + tsr_status_string(st) + ": " + message);
-    return ok();
-  }
-
- private:
-  const Target& inner_;
-  tsr_archive* archive_;
-  TargetName target_;
-};
-
 }  // namespace
 
-std::unique_ptr<Target> make_stub_routed_target(const Target& inner, tsr_archive* archive, const TargetName& target) {
+StubRoutedTarget::StubRoutedTarget(const Target& inner, tsr_archive* archive, TargetName target, bool owns_archive,
+                                   std::vector<uint8_t> owned_bytes)
+    : inner_(inner),
+      archive_(archive),
+      target_(std::move(target)),
+      owns_archive_(owns_archive),
+      owned_bytes_(std::move(owned_bytes)) {}
+
+StubRoutedTarget::~StubRoutedTarget() {
+  tsr_kernel_unload(kernel_);
+  if (owns_archive_) tsr_archive_close(archive_);
+}
+
+std::string StubRoutedTarget::route() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return route_;
+}
+
+// Loaded once and kept: the determinism rerun and every trial launch the
+// same loaded variant, as an application holding a tsr_kernel would.
+Status StubRoutedTarget::load(const KernelSpec& spec) const {
+  if (kernel_) return ok();
+  tsr_select_options options{target_.kind.c_str(), 0};
+  // Pretending the CPU's level makes the stub pick exactly the tier under
+  // test; the oracle asked device() first, so the CPU does have it.
+  if (target_.kind == "x86" && target_.arch.size() == 2 && target_.arch[0] == 'v') options.x86_level = target_.arch[1] - '0';
+  tsr_kernel* kernel = nullptr;
+  const tsr_status st = tsr_kernel_load(archive_, spec.name.c_str(), &options, &kernel);
+  if (st != TSR_OK)
+    return toolchain_error("stub: tsr_kernel_load(" + spec.name + "): " + tsr_status_string(st) + ": " +
+                           tsr_archive_last_message(archive_));
+  tsr_selection selected{};
+  tsr_kernel_selection(kernel, &selected);
+  const std::string chosen = std::string(selected.target_kind) + ":" + selected.arch;
+  if (chosen != target_.str()) {
+    tsr_kernel_unload(kernel);
+    return toolchain_error("stub selected " + chosen + ", not " + target_.str());
+  }
+  kernel_ = kernel;
+  route_ = std::string("libtesserart ") + selected.route;
+  return ok();
+}
+
+Status StubRoutedTarget::run(const KernelSpec& spec, const Artifact&, LaunchArgs& args) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (Status loaded = load(spec); !loaded.ok()) return loaded;
+  const KernelAbi abi = kernel_abi(spec);
+  const std::vector<const Binding*> buffers = abi.buffers();
+  // An empty std::vector may hold no storage (data() == NULL), which the
+  // stub refuses as a missing buffer; a zero-byte buffer is not missing, so
+  // it gets the address of an aligned placeholder instead.
+  alignas(16) static uint8_t empty_buffer[16];
+  std::vector<tsr_buffer_arg> bargs;
+  for (size_t i = 0; i < buffers.size() && i < args.buffers.size(); ++i)
+    bargs.push_back({args.buffers[i].empty() ? empty_buffer : args.buffers[i].data(), args.buffers[i].size(),
+                     stub_dtype(buffers[i]->dtype), buffers[i]->role == Role::input ? TSR_ROLE_IN : TSR_ROLE_OUT});
+  const tsr_status st =
+      tsr_kernel_launch(kernel_, bargs.data(), bargs.size(), args.scalars.data(), args.scalars.size(), nullptr);
+  if (st != TSR_OK)
+    return toolchain_error(std::string("stub: tsr_kernel_launch: ") + tsr_status_string(st) + ": " +
+                           tsr_kernel_last_message(kernel_));
+  return ok();
+}
+
+std::unique_ptr<StubRoutedTarget> make_stub_routed_target(const Target& inner, tsr_archive* archive,
+                                                          const TargetName& target) {
   return std::make_unique<StubRoutedTarget>(inner, archive, target);
+}
+
+Expected<std::unique_ptr<StubRoutedTarget>> make_in_memory_stub_target(const Target& inner, const KernelSpec& spec,
+                                                                       const Artifact& artifact) {
+  ArchiveContents contents;
+  contents.kernels.push_back(archive_kernel(spec));
+  contents.kernels.back().variants.push_back(artifact);
+  Expected<std::vector<uint8_t>> bytes = serialize_archive(contents);
+  if (!bytes) return bytes.take_error();
+  char message[256] = "";
+  tsr_open_options options{0, message, sizeof message};
+  tsr_archive* archive = nullptr;
+  const tsr_status st = tsr_archive_open_memory(bytes->data(), bytes->size(), &options, &archive);
+  if (st != TSR_OK)
+    return toolchain_error("stub: tsr_archive_open_memory: " + std::string(tsr_status_string(st)) + ": " + message);
+  // The vector's heap block does not move with the vector: the archive keeps pointing into it.
+  return std::make_unique<StubRoutedTarget>(inner, archive, artifact.target, true, std::move(*bytes));
 }
 
 }  // namespace tsr

@@ -1,20 +1,75 @@
 // A Target whose run() launches through the runtime stub from an archive, so
 // the oracle checks exactly what an application calling tsr_kernel_launch
 // gets: the shipped bytes, the stub's selection and its ABI validation.
+// `test --archive` routes the archive's variants through it, and `test` and
+// `build` route each freshly compiled x86 artifact through it from a
+// one-kernel archive written in memory (docs/oracle.md, "Launch path").
 #pragma once
 
 #include <memory>
+#include <mutex>
 #include <string>
+#include <vector>
 
 #include "targets/target.h"
 
 struct tsr_archive;
+struct tsr_kernel;
 
 namespace tsr {
 
-// `inner` supplies everything but run() (device presence, budget floor).
-// run() loads spec.name from `archive`, restricted to `target`'s kind, and
-// fails unless the stub selects exactly `target` (kind and arch).
-std::unique_ptr<Target> make_stub_routed_target(const Target& inner, tsr_archive* archive, const TargetName& target);
+class StubRoutedTarget final : public Target {
+ public:
+  // `inner` supplies everything but run() (device presence, budget floor).
+  // run() loads spec.name from `archive`, restricted to `target`'s kind, and
+  // fails unless the stub selects exactly `target` (kind and arch). The
+  // kernel stays loaded until this object goes; with `owns_archive` the
+  // archive is closed then too, and `owned_bytes` (what it was opened from
+  // in memory) freed after it.
+  StubRoutedTarget(const Target& inner, tsr_archive* archive, TargetName target, bool owns_archive = false,
+                   std::vector<uint8_t> owned_bytes = {});
+  ~StubRoutedTarget() override;
+  StubRoutedTarget(const StubRoutedTarget&) = delete;
+  StubRoutedTarget& operator=(const StubRoutedTarget&) = delete;
+
+  std::string kind() const override { return inner_.kind(); }
+  std::vector<std::string> archs() const override { return inner_.archs(); }
+  std::string unsupported_reason(const KernelSpec& s, const std::string& a) const override {
+    return inner_.unsupported_reason(s, a);
+  }
+  Expected<std::string> emit(const KernelSpec& s, const std::string& a) const override { return inner_.emit(s, a); }
+  ToolchainInfo toolchain() const override { return inner_.toolchain(); }
+  Expected<Artifact> compile(const KernelSpec& s, const std::string& a, const std::string& src) const override {
+    return inner_.compile(s, a, src);
+  }
+  DeviceInfo device(const std::string& a) const override { return inner_.device(a); }
+  BudgetFloor budget_floor(const KernelSpec& s) const override { return inner_.budget_floor(s); }
+  // The artifact argument is ignored: the stub takes the bytes from the archive.
+  Status run(const KernelSpec& spec, const Artifact&, LaunchArgs& args) const override;
+
+  // "libtesserart memfd+dlopen": the stub's route of the last load, empty before one.
+  std::string route() const;
+
+ private:
+  Status load(const KernelSpec& spec) const;
+
+  const Target& inner_;
+  tsr_archive* archive_;
+  TargetName target_;
+  bool owns_archive_;
+  std::vector<uint8_t> owned_bytes_;
+  mutable std::mutex mutex_;
+  mutable tsr_kernel* kernel_ = nullptr;
+  mutable std::string route_;
+};
+
+std::unique_ptr<StubRoutedTarget> make_stub_routed_target(const Target& inner, tsr_archive* archive,
+                                                          const TargetName& target);
+
+// The oracle's launcher for a freshly compiled artifact: writes a one-kernel
+// archive holding `artifact` to bytes with the archive writer, opens it with
+// tsr_archive_open_memory and routes through the stub as above.
+Expected<std::unique_ptr<StubRoutedTarget>> make_in_memory_stub_target(const Target& inner, const KernelSpec& spec,
+                                                                       const Artifact& artifact);
 
 }  // namespace tsr

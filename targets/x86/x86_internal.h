@@ -3,9 +3,6 @@
 // tiers map to -march=x86-64-v2 / -v3 / -v4.
 #pragma once
 
-#include <map>
-#include <memory>
-#include <mutex>
 #include <string>
 #include <vector>
 
@@ -72,38 +69,9 @@ ToolchainInfo find_clang();
 std::vector<std::string> clang_flags(const Tier& tier);
 Expected<Artifact> compile_source(const KernelSpec& spec, const Tier& tier, const std::string& source);
 
-// --- runner (cpu_features.cc, x86_runner.cc) --------------------------------
+// --- device discovery (cpu_features.cc) -------------------------------------
 
+// Whether this CPU runs `tier`'s code, as libtesserart's detection sees it.
 DeviceInfo cpu_device(const Tier& tier);
-
-// Shared objects loaded from memory (memfd + dlopen), kept open per artifact
-// digest so repeated launches (benchmarks, determinism runs) skip the load.
-class LoadedKernels {
- public:
-  using Entry = void (*)(void* const*, const int64_t*);
-  // One loaded object; dlclose runs when the last holder lets go, so an
-  // eviction never unmaps a kernel another thread is still running.
-  struct Loaded {
-    Loaded(void* handle, int fd, Entry entry) : handle(handle), fd(fd), entry(entry) {}
-    Loaded(const Loaded&) = delete;
-    Loaded& operator=(const Loaded&) = delete;
-    ~Loaded();
-    void* handle;
-    int fd;   // kept open: glibc matches loaded objects by path, so /proc/self/fd/N must stay unique
-    Entry entry;
-  };
-
-  LoadedKernels() = default;
-  LoadedKernels(const LoadedKernels&) = delete;
-  LoadedKernels& operator=(const LoadedKernels&) = delete;
-  Expected<std::shared_ptr<const Loaded>> load(const Artifact& artifact);
-
- private:
-  std::mutex mutex_;
-  std::map<std::string, std::shared_ptr<const Loaded>> loaded_;   // sha256 of the bytes + entry name
-};
-
-// Validates args against the spec's ABI, then calls the artifact's entry.
-Status run_artifact(LoadedKernels& kernels, const KernelSpec& spec, const Artifact& artifact, LaunchArgs& args);
 
 }  // namespace tsr::x86

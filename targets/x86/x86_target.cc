@@ -1,5 +1,5 @@
 // The x86 target (DESIGN.md §3): C for the x86-64 psABI levels v2, v3 (AVX2)
-// and v4 (AVX-512), compiled by clang into a shared object, run in process.
+// and v4 (AVX-512), compiled by clang into a shared object; libtesserart loads and launches it.
 #include "targets/x86/x86_target.h"
 
 #include "targets/x86/x86_internal.h"
@@ -47,15 +47,15 @@ class X86Target final : public Target {
     return x86::cpu_device(*tier);
   }
 
-  Status run(const KernelSpec& spec, const Artifact& artifact, LaunchArgs& args) const override {
-    return x86::run_artifact(kernels_, spec, artifact, args);
+  // x86 artifacts are loaded and launched by libtesserart only, from an
+  // archive (driver/stub_routed_target.h): the compiler keeps no loader of its own.
+  Status run(const KernelSpec& spec, const Artifact&, LaunchArgs&) const override {
+    return toolchain_error("internal: x86 kernel '" + spec.name +
+                           "' must launch through libtesserart (make_in_memory_stub_target), not the x86 target");
   }
 
   // Compute is f32 everywhere; storage rounding is part of the reference.
   BudgetFloor budget_floor(const KernelSpec&) const override { return BudgetFloor{0.0, 0.0}; }
-
- private:
-  mutable x86::LoadedKernels kernels_;
 };
 
 }  // namespace

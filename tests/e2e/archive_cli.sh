@@ -32,6 +32,7 @@ assert len(rows) == 3 * n, len(rows)
 assert all(r["verdict"] == "PASS" or (r["verdict"] == "NOT_RUN" and "lacks" in r["reason"]) for r in rows), \
     [r for r in rows if r["verdict"] != "PASS"]
 assert any(r["verdict"] == "PASS" for r in rows)
+assert {r["route"] for r in rows if r["verdict"] == "PASS"} == {"libtesserart memfd+dlopen"}, rows
 PY
 check "inspect --json lists every kernel with 3 variants and verdicts" python3 - "$tesserac" "$work/all.tfat" <<'PY'
 import json, subprocess, sys

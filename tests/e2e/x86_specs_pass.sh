@@ -1,6 +1,7 @@
 #!/bin/bash
 # End to end: every shipped spec compiles for every x86 tier and the oracle
-# says PASS on this CPU (NOT_RUN only for a tier the CPU lacks, never FAIL).
+# says PASS on this CPU (NOT_RUN only for a tier the CPU lacks, never FAIL),
+# every PASS launched by libtesserart (the one launch path, docs/oracle.md).
 # usage: x86_specs_pass.sh TESSERAC SOURCE_DIR BUILD_DIR
 set -u
 tesserac=$1; src=$2
@@ -20,5 +21,7 @@ bad = [r for r in results if r["verdict"] == "FAIL" or
 assert not bad, bad
 passed = sum(r["verdict"] == "PASS" for r in results)
 assert passed > 0, "nothing passed"
+routes = {r["route"] for r in results if r["verdict"] == "PASS"}
+assert routes == {"libtesserart memfd+dlopen"}, routes
 print(f"{passed} passed, 0 failed, {len(results) - passed} skipped")
 PY

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "driver/compile.h"
+#include "driver/stub_routed_target.h"
 #include "oracle/compare.h"
 #include "oracle/oracle.h"
 #include "oracle/reference.h"
@@ -13,6 +14,7 @@
 #include "spec_test_util.h"
 #include "support/half.h"
 #include "targets/registry.h"
+#include "x86_fixture.h"
 
 namespace tsr {
 namespace {
@@ -232,15 +234,15 @@ TEST(Oracle, SeedReproducesInputs) {
   EXPECT_EQ(ra.max_abs_err, rb.max_abs_err);
 }
 
-// The same checks against real emitted and compiled x86 code.
-class X86Mutation : public ::testing::Test {
+// The same checks against real emitted and compiled x86 code, launched the
+// way `tesserac test` launches it: by libtesserart from an in-memory archive.
+class X86Mutation : public testing::X86Fixture {
  protected:
-  void SetUp() override {
-    target_ = find_target("x86");
-    if (!target_ || !target_->toolchain().found) GTEST_SKIP() << "x86 toolchain (clang) not available";
-    if (!target_->device("v2").present) GTEST_SKIP() << "this CPU lacks x86-64-v2";
+  std::unique_ptr<StubRoutedTarget> through_stub(const KernelSpec& spec, const Artifact& art) const {
+    Expected<std::unique_ptr<StubRoutedTarget>> routed = make_in_memory_stub_target(*target_, spec, art);
+    EXPECT_TRUE(routed.ok()) << routed.error().message();
+    return routed ? std::move(*routed) : nullptr;
   }
-  const Target* target_ = nullptr;
 };
 
 TEST_F(X86Mutation, CompiledKernelPassesAndOutputCorruptionFails) {
@@ -248,7 +250,10 @@ TEST_F(X86Mutation, CompiledKernelPassesAndOutputCorruptionFails) {
     KernelSpec spec = must_decode(yaml);
     Expected<Artifact> art = compile_for_target(spec, {"x86", "v2"});
     ASSERT_TRUE(art.ok()) << art.error().message();
-    EXPECT_EQ(run_oracle(spec, *target_, *art).verdict, Verdict::pass);
+    std::unique_ptr<StubRoutedTarget> stub = through_stub(spec, *art);
+    ASSERT_TRUE(stub);
+    EXPECT_EQ(run_oracle(spec, *stub, *art).verdict, Verdict::pass);
+    EXPECT_EQ(stub->route(), "libtesserart memfd+dlopen");
     OracleOptions o;
     o.corrupt_outputs = [&](LaunchArgs& args) {
       std::vector<uint8_t>& out = args.buffers.back();
@@ -256,7 +261,7 @@ TEST_F(X86Mutation, CompiledKernelPassesAndOutputCorruptionFails) {
       const int64_t n = static_cast<int64_t>(out.size()) / dtype_size(t);
       if (n > 0) store_element(out.data(), t, n / 2, load_element(out.data(), t, n / 2) + 1.0);
     };
-    OracleReport r = run_oracle(spec, *target_, *art, o);
+    OracleReport r = run_oracle(spec, *stub, *art, o);
     EXPECT_EQ(r.verdict, Verdict::fail) << yaml;
   }
 }
@@ -278,7 +283,9 @@ TEST_F(X86Mutation, ErrorInjectedIntoEmittedSourceFails) {
              "  if (scalars[0] > 0 && scalars[1] > 0) ((float*)buffers[3])[0] += 1.0f;\n}\n";
   Expected<Artifact> art = target_->compile(spec, "v2", mutated);
   ASSERT_TRUE(art.ok()) << art.error().message();
-  OracleReport r = run_oracle(spec, *target_, *art);
+  std::unique_ptr<StubRoutedTarget> stub = through_stub(spec, *art);
+  ASSERT_TRUE(stub);
+  OracleReport r = run_oracle(spec, *stub, *art);
   EXPECT_EQ(r.verdict, Verdict::fail);
   EXPECT_NE(r.reason.find("first at index 0"), std::string::npos) << r.reason;
 }

@@ -12,6 +12,7 @@
 #include <functional>
 #include <random>
 
+#include "driver/stub_routed_target.h"
 #include "oracle/reference.h"
 #include "spec/abi.h"
 #include "support/half.h"
@@ -170,6 +171,14 @@ class X86Test : public ::testing::Test {
     return art ? *art : Artifact{};
   }
 
+  // Launches through libtesserart from a one-kernel archive in memory, as
+  // the oracle does: the x86 target has no loader of its own.
+  Status run(const KernelSpec& spec, const Artifact& art, LaunchArgs& args) {
+    Expected<std::unique_ptr<StubRoutedTarget>> stub = make_in_memory_stub_target(*target_, spec, art);
+    if (!stub) return stub.take_error();
+    return (*stub)->run(spec, art, args);
+  }
+
   // Runs one case at the given runtime sizes when the tier is present here.
   void check(const KernelSpec& spec, const Artifact& art, const std::map<std::string, int64_t>& dims,
              double scale_tol = 1.0) {
@@ -177,7 +186,7 @@ class X86Test : public ::testing::Test {
     Case c = make_case(spec, dims, 1234);
     std::string what = art.target.str();
     for (const auto& [k, v] : dims) what += " " + k + "=" + std::to_string(v);
-    const Status s = target_->run(spec, art, c.args);
+    const Status s = run(spec, art, c.args);
     ASSERT_TRUE(s.ok()) << what << ": " << s.error().message();
     expect_close(spec, c, what, scale_tol);
   }
@@ -319,7 +328,7 @@ TEST_F(X86Test, ZeroExtentsReturnAtOnce) {
         args.buffers.emplace_back();
       }
       const auto start = std::chrono::steady_clock::now();
-      const Status s = target_->run(l.spec, art, args);
+      const Status s = run(l.spec, art, args);
       const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       EXPECT_TRUE(s.ok()) << l.spec.name << ": " << (s.ok() ? "" : s.error().message());
       EXPECT_LT(seconds, 1.0) << l.spec.name;
@@ -465,35 +474,40 @@ TEST_F(X86Test, DeviceReportsTiers) {
   EXPECT_TRUE(target_->device("v2").present);
 }
 
+// The stub's launch validation (tesserart.h) is the only one on the x86 path.
 TEST_F(X86Test, RunValidatesArgumentsAgainstTheAbi) {
   const KernelSpec spec = elementwise("ew_validate", DType::f32, {Op::add}, rt("n"));
   const Artifact art = build(spec, "v2");
   LaunchArgs args;
   args.scalars = {4};
   args.buffers = {std::vector<uint8_t>(16), std::vector<uint8_t>(16)};
-  Status s = target_->run(spec, art, args);
+  Status s = run(spec, art, args);
   ASSERT_FALSE(s.ok());
-  EXPECT_EQ(s.error().message(), "kernel 'ew_validate' takes 3 buffers, got 2");
+  EXPECT_EQ(s.error().message(),
+            "stub: tsr_kernel_launch: wrong argument count: ew_validate: expected 3 buffers and 1 scalars, got 2 and 1");
   args.buffers.emplace_back(12);
-  s = target_->run(spec, art, args);
+  s = run(spec, art, args);
   ASSERT_FALSE(s.ok());
-  EXPECT_EQ(s.error().message(), "buffer 'out' of kernel 'ew_validate' has 12 bytes, expected 16");
+  EXPECT_EQ(s.error().message(),
+            "stub: tsr_kernel_launch: buffer too small: ew_validate: buffer 'out' has 12 bytes, needs 16");
   args.buffers.back().resize(16);
   args.scalars = {};
-  EXPECT_FALSE(target_->run(spec, art, args).ok());
+  EXPECT_FALSE(run(spec, art, args).ok());
   args.scalars = {-1};
-  EXPECT_FALSE(target_->run(spec, art, args).ok());
+  EXPECT_FALSE(run(spec, art, args).ok());
   // Runtime extents whose byte size overflows are refused before the launch.
-  args.scalars = {INT64_MAX / 2};
-  s = target_->run(spec, art, args);
+  args.scalars = {INT64_MAX};
+  s = run(spec, art, args);
   ASSERT_FALSE(s.ok());
-  EXPECT_EQ(s.error().message(), "buffer 'in0' of kernel 'ew_validate' has an overflowing size");
+  EXPECT_EQ(s.error().message(),
+            "stub: tsr_kernel_launch: invalid runtime scalar: ew_validate: size of buffer 'in0' overflows");
   args.scalars = {4};
-  EXPECT_TRUE(target_->run(spec, art, args).ok());
+  EXPECT_TRUE(run(spec, art, args).ok());
 }
 
-// Two artifacts with one kernel name stay distinct in the runner's cache
-// (glibc would hand back the first object for a reused /proc/self/fd path).
+// Two artifacts with one kernel name, loaded one after the other through the
+// stub, run their own code (glibc would hand back the first object for a
+// reused /proc/self/fd path).
 TEST_F(X86Test, SameNameDifferentArtifactsRunTheirOwnCode) {
   const KernelSpec add = elementwise("same_name", DType::f32, {Op::add}, st(4));
   const KernelSpec sub = elementwise("same_name", DType::f32, {Op::sub}, st(4));
@@ -501,7 +515,7 @@ TEST_F(X86Test, SameNameDifferentArtifactsRunTheirOwnCode) {
   for (int round = 0; round < 2; ++round) {
     for (const auto* pair : {&add, &sub}) {
       Case c = make_case(*pair, {}, 7);
-      ASSERT_TRUE(target_->run(*pair, pair == &add ? add_art : sub_art, c.args).ok());
+      ASSERT_TRUE(run(*pair, pair == &add ? add_art : sub_art, c.args).ok());
       expect_close(*pair, c, pair == &add ? "add" : "sub");
     }
   }

@@ -1,0 +1,30 @@
+/* x86-64 psABI microarchitecture levels (x86-64 psABI §3.1.1) as this CPU
+ * supports them: the one detector of the project. The stub's variant
+ * selection and the compiler's device discovery (`tesserac targets`, the
+ * oracle's "device present" check) both ask it. Internal: not in tesserart.h. */
+#ifndef TSR_CPU_X86_H
+#define TSR_CPU_X86_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define TSR_X86_FEATURE_AMX 0x100
+
+/* Level (0 on a non-x86 host, else 1..4) in bits 0..7, TSR_X86_FEATURE_AMX
+ * when AMX tiles are usable. Detected once per process. */
+int tsr_x86_features(void);
+
+/* The features levels 2..level require, split into the ones this CPU has
+ * and the ones it lacks, space-separated ("sse3 ssse3 cx16 ..."; the OS
+ * register-state checks read "xsave-avx" and "xsave-avx512"). Returns 1
+ * when none is missing. Either buffer may be NULL. */
+int tsr_x86_level_features(int level, char* have, size_t have_size, char* missing, size_t missing_size);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TSR_CPU_X86_H */

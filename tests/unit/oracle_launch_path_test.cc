@@ -1,0 +1,87 @@
+// `tesserac test` and `build` qualify x86 artifacts through libtesserart
+// (issue 8, "one launch path"): the route is recorded in the verdict, the
+// stub's own launch validation is what checks the arguments, and the x86
+// target has no loader of its own left to fall back on.
+#include <gtest/gtest.h>
+
+#include "driver/compile.h"
+#include "driver/qualify.h"
+#include "driver/stub_routed_target.h"
+#include "spec_test_util.h"
+#include "targets/registry.h"
+#include "tesserart.h"
+#include "x86_fixture.h"
+
+namespace tsr {
+namespace {
+
+using testing::must_decode;
+
+const char* kRelu = R"(tesserac: 1
+kernel: ew_relu
+family: elementwise
+dtype: f32
+ops: [relu]
+shape: {N: n}
+accuracy: {kind: reference_exact}
+determinism: deterministic
+)";
+
+class OracleLaunchPath : public testing::X86Fixture {
+ protected:
+  KernelSpec spec_ = must_decode(kRelu);
+};
+
+TEST_F(OracleLaunchPath, TestQualifiesX86ThroughLibtesserart) {
+  const std::vector<VerdictRow> rows = qualify_jobs({Job{&spec_, {"x86", "v2"}, ""}}, QualifyOptions{});
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].report.verdict, Verdict::pass) << rows[0].report.reason;
+  EXPECT_EQ(rows[0].route, "libtesserart memfd+dlopen");
+  EXPECT_NE(render_verdict_json(rows).find("\"route\": \"libtesserart memfd+dlopen\""), std::string::npos);
+}
+
+// A short buffer gets the stub's message (tesserart.h's checks), which the
+// compiler's former runner worded differently ("..., expected 64").
+TEST_F(OracleLaunchPath, LaunchArgumentsAreCheckedByTheStub) {
+  Expected<Artifact> art = compile_for_target(spec_, {"x86", "v2"});
+  ASSERT_TRUE(art.ok()) << art.error().message();
+  Expected<std::unique_ptr<StubRoutedTarget>> stub = make_in_memory_stub_target(*target_, spec_, *art);
+  ASSERT_TRUE(stub.ok()) << stub.error().message();
+  LaunchArgs args;
+  args.buffers = {std::vector<uint8_t>(64), std::vector<uint8_t>(60)};
+  args.scalars = {16};
+  const Status st = (*stub)->run(spec_, *art, args);
+  ASSERT_FALSE(st.ok());
+  EXPECT_EQ(st.error().message(),
+            "stub: tsr_kernel_launch: buffer too small: ew_relu: buffer 'out' has 60 bytes, needs 64");
+  args.buffers[1].resize(64);
+  EXPECT_TRUE((*stub)->run(spec_, *art, args).ok());
+}
+
+TEST_F(OracleLaunchPath, X86TargetHasNoLoaderOfItsOwn) {
+  Expected<Artifact> art = compile_for_target(spec_, {"x86", "v2"});
+  ASSERT_TRUE(art.ok()) << art.error().message();
+  LaunchArgs args;
+  args.buffers = {std::vector<uint8_t>(64), std::vector<uint8_t>(64)};
+  args.scalars = {16};
+  const Status st = target_->run(spec_, *art, args);
+  ASSERT_FALSE(st.ok());
+  EXPECT_EQ(st.error().message(),
+            "internal: x86 kernel 'ew_relu' must launch through libtesserart (make_in_memory_stub_target), not the "
+            "x86 target");
+}
+
+// The compiler's device check is the stub's detector: a tier is present
+// exactly when the stub's own level reaches it, and v2 names cx16 and lahf.
+TEST_F(OracleLaunchPath, DeviceCheckIsTheStubsDetection) {
+  for (int level = 2; level <= 4; ++level) {
+    const std::string arch = "v" + std::to_string(level);
+    const DeviceInfo d = target_->device(arch);
+    EXPECT_EQ(d.present, tsr_x86_level() >= level) << arch << ": " << d.description;
+  }
+  EXPECT_NE(target_->device("v2").description.find("cx16"), std::string::npos);
+  EXPECT_NE(target_->device("v2").description.find("lahf"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace tsr

@@ -29,7 +29,7 @@ RunFn register_test(CLI::App& app) {
   return [opts]() -> int {
     std::vector<CommandPath> inputs = spec_input_paths(opts->selection.specs);
     if (!opts->archive.empty()) {
-      // The stub opens the archive itself; a FIFO there would block it.
+      // The same file-type message as every other command that reads an archive.
       if (Status regular = check_regular_file(opts->archive); !regular.ok())
         return report_error(opts->archive + ": " + regular.error().message(), kExitInvalid);
       inputs.push_back({"--archive", opts->archive});

@@ -64,15 +64,6 @@ Status replace_file_atomically(const std::string& path, std::string_view bytes) 
   return ok();
 }
 
-const char* non_regular_kind(mode_t mode) {
-  if (S_ISDIR(mode)) return "a directory";
-  if (S_ISFIFO(mode)) return "a FIFO";
-  if (S_ISCHR(mode)) return "a character device";
-  if (S_ISBLK(mode)) return "a block device";
-  if (S_ISSOCK(mode)) return "a socket";
-  return "a special file";
-}
-
 Error too_big(std::string_view what, uint64_t size, uint64_t max_bytes) {
   return invalid_input(std::string(what) + " is " + std::to_string(size) + " bytes, over the limit of " +
                        std::to_string(max_bytes) + " bytes");
@@ -112,6 +103,15 @@ Status write_file(const std::string& path, std::string_view bytes) {
   if (close(fd) != 0 && w.ok()) w = toolchain_error(errno_text(errno));
   if (!w.ok()) return toolchain_error("cannot write '" + path + "': " + w.error().message());
   return ok();
+}
+
+const char* non_regular_kind(mode_t mode) {
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISFIFO(mode)) return "a FIFO";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISSOCK(mode)) return "a socket";
+  return "a special file";
 }
 
 Status check_regular_file(const std::string& path) {

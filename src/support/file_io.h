@@ -5,6 +5,8 @@
 // (temporary files, scratch directories) are swept by a later one.
 #pragma once
 
+#include <sys/types.h>
+
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -41,6 +43,9 @@ Expected<std::string> read_input_file(const std::string& path, uint64_t max_byte
 // Why `path` is not a regular file to read ("not a regular file (a FIFO)"),
 // without opening it; for inputs another reader opens (the runtime stub).
 Status check_regular_file(const std::string& path);
+
+// What a file of this non-regular type is, for messages: "a FIFO", "a directory", ...
+const char* non_regular_kind(mode_t mode);
 
 // The same for binary inputs; the error reads "PATH: reason".
 Expected<std::vector<uint8_t>> read_file_bytes(const std::string& path, uint64_t max_bytes = kMaxBinaryInputBytes);

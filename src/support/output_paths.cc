@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <optional>
 
+#include "support/decimal.h"
 #include "support/file_io.h"
 
 namespace tsr {
@@ -30,19 +31,11 @@ std::optional<int> descriptor_of(const std::string& path) {
   for (const std::string& prefix : {std::string("/dev/fd/"), std::string("/proc/self/fd/"), own_fds}) {
     if (path.compare(0, prefix.size(), prefix) != 0) continue;
     const std::string digits = path.substr(prefix.size());
-    if (digits.empty() || digits.size() > 9 || digits.find_first_not_of("0123456789") != std::string::npos)
-      return std::nullopt;
-    return std::atoi(digits.c_str());
+    const std::optional<uint64_t> fd = parse_decimal_u64(digits);
+    if (!fd || digits.size() > 9) return std::nullopt;
+    return static_cast<int>(*fd);
   }
   return std::nullopt;
-}
-
-const char* file_type_name(mode_t mode) {
-  if (S_ISDIR(mode)) return "a directory";
-  if (S_ISFIFO(mode)) return "a FIFO";
-  if (S_ISSOCK(mode)) return "a socket";
-  if (S_ISBLK(mode)) return "a block device";
-  return "not a regular file";
 }
 
 // Same file: device and inode when it exists, else the normalized absolute path.
@@ -94,7 +87,7 @@ Expected<OutputDestination> resolve_output(const std::string& path) {
     if (S_ISREG(st.st_mode)) return OutputDestination{OutputDestination::Kind::file, current, -1};
     if (S_ISCHR(st.st_mode)) return OutputDestination{OutputDestination::Kind::device, current, -1};
     if (!S_ISLNK(st.st_mode))
-      return toolchain_error(std::string("it is ") + file_type_name(st.st_mode) +
+      return toolchain_error(std::string("it is ") + non_regular_kind(st.st_mode) +
                              " (an output must be a regular file, a character device or /dev/stdout)");
     if (hops == kMaxSymlinkHops) return toolchain_error(errno_text(ELOOP));
     std::error_code ec;

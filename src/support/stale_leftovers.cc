@@ -9,6 +9,8 @@
 #include <ctime>
 #include <filesystem>
 
+#include "support/decimal.h"
+
 namespace tsr {
 namespace {
 
@@ -24,8 +26,9 @@ long leftover_pid(const std::string& name, const std::string& prefix) {
   for (size_t i = dash + 1; i < name.size(); ++i)
     if (!std::isalnum(static_cast<unsigned char>(name[i]))) return -1;
   const std::string digits = name.substr(prefix.size(), dash - prefix.size());
-  if (digits.empty() || digits.size() > 9 || digits.find_first_not_of("0123456789") != std::string::npos) return -1;
-  return std::stol(digits);
+  const std::optional<uint64_t> pid = parse_decimal_u64(digits);
+  if (!pid || digits.size() > 9) return -1;
+  return static_cast<long>(*pid);
 }
 
 bool process_is_gone(long pid) {

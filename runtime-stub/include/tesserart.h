@@ -6,15 +6,21 @@
  * tsr_status; results come back through out_ parameters. Status numbers and
  * dtype tags are pinned: they never change meaning, new ones are appended.
  *
- * Threading: one tsr_archive or tsr_kernel is used from one thread at a time
- * (blobs are read and checked lazily on first use). Distinct handles are
- * independent. Strings returned by accessors live as long as the archive.
+ * Threading (docs/runtime.md, "Threads"): every call may be made from any
+ * number of threads at once on the same or different handles, except that a
+ * handle must not be closed or unloaded while another thread uses it. Lazy
+ * work (a blob's first-use check and read, a kernel's record check, loading a
+ * module on a device, starting the default thread pool, initializing a GPU
+ * driver) happens exactly once. Strings returned by accessors live as long as
+ * the archive; *_last_message strings are per calling thread.
  */
 #ifndef TESSERART_H
 #define TESSERART_H
 
 #include <stddef.h>
 #include <stdint.h>
+
+#include "tesserart_kernel.h" /* tsr_task_fn, tsr_parallel_for_fn: the x86 kernel ABI */
 
 #ifdef __cplusplus
 extern "C" {
@@ -122,8 +128,8 @@ TSR_API void tsr_archive_close(tsr_archive* archive); /* NULL is a no-op */
  * goes to message (may be NULL). */
 TSR_API tsr_status tsr_archive_verify(tsr_archive* archive, char* message, size_t message_size);
 
-/* One line about the last blob-hash, kernel-record (select, blob, load) or
- * load failure on this archive ("" if none). */
+/* One line about the calling thread's last blob-hash, kernel-record (select,
+ * blob, load) or load failure on this archive ("" if none). */
 TSR_API const char* tsr_archive_last_message(const tsr_archive* archive);
 
 /* ---- introspection ------------------------------------------------------ */
@@ -229,6 +235,8 @@ TSR_API int tsr_x86_level(void);
 typedef struct tsr_select_options {
   const char* target_kind;  /* NULL: any; otherwise only this kind ("x86", ...) */
   int x86_level;            /* 0: detect; otherwise pretend this psABI level (1..4, | TSR_X86_AMX) */
+  const char* arch;         /* NULL: the best for this machine; otherwise only this arch ("v3", "sm_90") */
+  int device;               /* GPU kinds: the device ordinal to select and load for (0: the first) */
 } tsr_select_options;
 
 typedef struct tsr_selection {
@@ -239,17 +247,44 @@ typedef struct tsr_selection {
 } tsr_selection;
 
 /* Picks without loading anything. Preference across kinds: cuda, hip, xdna,
- * x86; within x86 the highest supported level. options may be NULL. */
+ * x86; within x86 the highest supported level; within cuda the cubin of the
+ * device's compute capability, else PTX whose target the device meets. A GPU
+ * driver is initialized only when the kernel has a variant of its kind.
+ * options may be NULL. */
 TSR_API tsr_status tsr_kernel_select(tsr_archive* archive, size_t kernel,
                                      const tsr_select_options* options,
                                      tsr_selection* out_selection);
 
+/* ---- executor: the threads x86 kernels run on ------------------------- */
+/* x86 kernels split their work into tasks and hand them to an executor.
+ * libtesserart has a default one: a pthread pool started on the first launch
+ * that needs it, with TSR_NUM_THREADS workers (1..1024) when that variable is
+ * set, else one per CPU of the process's affinity mask. A parallel_for that
+ * finds the pool busy (another thread's launch, or a nested call) runs its
+ * tasks on the calling thread. An application with its own pool installs it
+ * instead, so that nothing is oversubscribed. */
+typedef struct tsr_executor {
+  uint32_t worker_count;            /* >= 1: worker indexes passed to tasks lie in [0, worker_count) */
+  tsr_parallel_for_fn parallel_for; /* the contract in tesserart_kernel.h; may be called from
+                                       several threads at once */
+  void* state;                      /* passed to parallel_for */
+} tsr_executor;
+
+/* Installs the executor every later x86 launch uses (the struct is copied;
+ * state must outlive those launches). NULL restores the default pool.
+ * TSR_ERROR_INVALID_ARGUMENT for worker_count 0 or a NULL parallel_for.
+ * Launches already running finish on the executor they started with. */
+TSR_API tsr_status tsr_set_executor(const tsr_executor* executor);
+/* The worker count launches get now: the installed executor's, else the
+ * default pool's (which this does not start). */
+TSR_API uint32_t tsr_executor_worker_count(void);
+
 /* ---- loading and launching ---------------------------------------------- */
 typedef struct tsr_kernel tsr_kernel;
 
-/* One buffer argument. bytes is the size of the memory at data; it must
- * cover elements(shape) * tsr_dtype_size(dtype). data is a host pointer for
- * every backend: GPU backends copy inputs in and outputs back. */
+/* One host buffer argument. bytes is the size of the memory at data; it must
+ * cover elements(shape) * tsr_dtype_size(dtype). data may be NULL only when
+ * that size is 0. */
 typedef struct tsr_buffer_arg {
   void* data;
   size_t bytes;
@@ -258,26 +293,57 @@ typedef struct tsr_buffer_arg {
 } tsr_buffer_arg;
 
 /* Selects the best variant (as tsr_kernel_select), checks its blob hash and
- * loads it. The kernel borrows the archive: close it before the archive.
- * Kernels loaded at once are independent, whatever their kernel or tier
- * (an x86 kernel holds one file descriptor until it is unloaded). */
+ * loads it (for GPU kinds: on options->device). The kernel borrows the
+ * archive: unload it before closing the archive. Kernels loaded at once are
+ * independent, whatever their kernel or tier (an x86 kernel holds one file
+ * descriptor until it is unloaded). */
 TSR_API tsr_status tsr_kernel_load(tsr_archive* archive, const char* name,
                                    const tsr_select_options* options, tsr_kernel** out_kernel);
 TSR_API void tsr_kernel_unload(tsr_kernel* kernel); /* NULL is a no-op */
 TSR_API tsr_status tsr_kernel_selection(const tsr_kernel* kernel, tsr_selection* out_selection);
 
-/* Validates buffers (in ABI order: inputs then outputs) and scalars (ABI
- * order) against the recorded ABI, in this order: NULL arrays
- * (NULL_ARGUMENT), counts (ARG_COUNT), NULL data (NULL_ARGUMENT), roles
- * (ROLE_MISMATCH), dtype tags (DTYPE_MISMATCH), negative or overflowing
- * scalars (INVALID_SCALAR), byte sizes (BUFFER_TOO_SMALL), alignment of data
- * to the element size (MISALIGNED). Nothing runs unless all pass. A failed
- * load of the selected variant is reported, never silently replaced.
+/* Launch with host pointers. Validates buffers (in ABI order: inputs then
+ * outputs) and scalars (ABI order) against the recorded ABI, in this order:
+ * NULL arrays (NULL_ARGUMENT), counts (ARG_COUNT), roles (ROLE_MISMATCH),
+ * dtype tags (DTYPE_MISMATCH), negative or overflowing scalars
+ * (INVALID_SCALAR), byte sizes (BUFFER_TOO_SMALL), NULL data of a buffer
+ * that needs bytes (NULL_ARGUMENT), alignment of data to the element size
+ * (MISALIGNED). Nothing runs unless all pass. An empty problem (every output
+ * has zero elements) then returns TSR_OK without running anything.
+ * x86 kernels run on the executor, synchronously. GPU kernels: this is the
+ * COPYING convenience call: it allocates device memory on the kernel's
+ * device, copies inputs in, launches on the default stream, synchronizes and
+ * copies outputs back; real applications use tsr_kernel_launch_device.
+ * A failed load of the selected variant is reported, never silently replaced.
  * out_selection (may be NULL) reports the variant and route that ran. */
 TSR_API tsr_status tsr_kernel_launch(tsr_kernel* kernel, const tsr_buffer_arg* buffers,
                                      size_t buffer_count, const int64_t* scalars,
                                      size_t scalar_count, tsr_selection* out_selection);
-/* One line about the last failure of load or launch on this kernel ("" if none). */
+
+/* One device buffer argument: a device address (a CUdeviceptr for CUDA) on
+ * the launch's device, passed to the kernel unchanged. ptr may be 0 only
+ * when the buffer needs zero bytes. */
+typedef struct tsr_device_buffer {
+  uint64_t ptr;
+  size_t bytes;
+  tsr_dtype dtype;
+  tsr_role role;
+} tsr_device_buffer;
+
+/* Launch of a GPU kernel on device memory: asynchronous on `stream` (a
+ * CUstream for CUDA; NULL: the legacy default stream) of device ordinal
+ * `device`, with no copy and no synchronization; the caller synchronizes the
+ * stream before reading outputs. The kernel's module is loaded on that
+ * device on first use (the variant is selected for that device's
+ * capability). Validation as tsr_kernel_launch, on ptr instead of data.
+ * An x86 kernel returns TSR_ERROR_INVALID_ARGUMENT (use tsr_kernel_launch). */
+TSR_API tsr_status tsr_kernel_launch_device(tsr_kernel* kernel, int device, void* stream,
+                                            const tsr_device_buffer* buffers,
+                                            size_t buffer_count, const int64_t* scalars,
+                                            size_t scalar_count);
+
+/* One line about the calling thread's last failure of load or launch on this
+ * kernel ("" if none). */
 TSR_API const char* tsr_kernel_last_message(const tsr_kernel* kernel);
 
 #ifdef __cplusplus

@@ -14,6 +14,7 @@
 
 #include "archive/archive_contents.h"
 #include "support/subprocess.h"
+#include "targets/x86/x86_kernel_abi_text.h"
 
 namespace tsr::testing {
 
@@ -43,18 +44,31 @@ inline std::vector<uint8_t> compile_shared_object(const std::string& source, con
   return bytes;
 }
 
+// C source of an x86 kernel (ABI v2, tesserart_kernel.h): the ABI text, then
+// `void <entry>(ctx, b, s) { body }` and, unless workspace_body is empty,
+// `uint64_t <entry>_workspace(s, workers) { workspace_body }`.
+inline std::string x86_kernel_source(const std::string& entry, const std::string& body,
+                                     const std::string& workspace_body = "return 0;") {
+  std::string src = std::string(x86::kKernelAbiText) +
+                    "__attribute__((visibility(\"default\"))) void " + entry +
+                    "(const tsr_kernel_context* ctx, void* const* b, const int64_t* s) {\n" + body + "}\n";
+  if (!workspace_body.empty())
+    src += "__attribute__((visibility(\"default\"))) uint64_t " + entry +
+           "_workspace(const int64_t* s, uint32_t workers) {\n  (void)s; (void)workers;\n  " + workspace_body + "\n}\n";
+  return src;
+}
+
 // out[i] = in0[i] + in1[i] * factor, for n = scalars[0] elements. The factor
 // differs per variant so tests see which one ran.
 inline const std::vector<uint8_t>& vadd_object(int factor) {
   static std::vector<uint8_t> cache[8];
   if (cache[factor].empty())
     cache[factor] = compile_shared_object(
-        "#include <stdint.h>\n"
-        "void vadd_tsr_entry(void* const* b, const int64_t* s) {\n"
-        "  const float* x = (const float*)b[0]; const float* y = (const float*)b[1];\n"
-        "  float* o = (float*)b[2];\n"
-        "  for (int64_t i = 0; i < s[0]; ++i) o[i] = x[i] + " + std::to_string(factor) + ".0f * y[i];\n"
-        "}\n", "vadd");
+        x86_kernel_source("vadd_tsr_entry",
+                          "  const float* x = (const float*)b[0]; const float* y = (const float*)b[1];\n"
+                          "  float* o = (float*)b[2];\n  (void)ctx;\n"
+                          "  for (int64_t i = 0; i < s[0]; ++i) o[i] = x[i] + " + std::to_string(factor) + ".0f * y[i];\n"),
+        "vadd");
   return cache[factor];
 }
 

@@ -6,8 +6,6 @@
 #include <pthread.h>
 #include <stdint.h>
 
-#include "tsr_internal.h"
-
 typedef struct tsr_workspace_block tsr_workspace_block;
 
 typedef struct tsr_workspace_pool {

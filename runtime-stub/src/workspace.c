@@ -5,7 +5,7 @@
  * block is replaced by a larger one only when a launch needs more. */
 #include <stdlib.h>
 
-#include "tsr_workspace.h"
+#include "tsr_internal.h"
 
 /* A block: this header, then its bytes at the next 64-byte boundary. */
 struct tsr_workspace_block {

@@ -140,9 +140,9 @@ TEST(StubX86Fallback, TemporaryFilesLoadedAtOnceKeepTheirOwnCode) {
   EXPECT_NE(first.handle, second.handle);
   Buffers b;
   void* const ptrs[3] = {b.x.data(), b.y.data(), b.out.data()};
-  ASSERT_EQ(tsr_x86_call(&first, ptrs, &b.n), TSR_OK);
+  ASSERT_EQ(tsr_x86_call(&first, ptrs, &b.n, msg, sizeof msg), TSR_OK);
   EXPECT_EQ(b.out[5], 7.f);
-  ASSERT_EQ(tsr_x86_call(&second, ptrs, &b.n), TSR_OK);
+  ASSERT_EQ(tsr_x86_call(&second, ptrs, &b.n, msg, sizeof msg), TSR_OK);
   EXPECT_EQ(b.out[5], 9.f);
   tsr_x86_unload_loaded(&first);
   tsr_x86_unload_loaded(&second);

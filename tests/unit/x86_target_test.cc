@@ -20,6 +20,7 @@
 #include "targets/x86/x86_target.h"
 #include "tesserart_kernel.h"
 #include "tests/unit/spec_builders.h"
+#include "tests/unit/test_executor.h"
 
 namespace tsr {
 namespace {
@@ -455,6 +456,33 @@ TEST_F(X86Test, RowwiseOutputDoesNotDependOnAlignment) {
       }
       dlclose(h);
     }
+  }
+}
+
+// The split into tasks (docs/targets-x86.md, "Tasks"), seen by a counting
+// executor: elementwise 32,768 elements per task; rowwise 32768 / cols rows
+// per task; matmul (v2: MC = 120, NR = 8) one task per B panel, then per
+// (row block x column tile of at least 8 panels), 16 tasks wanted.
+TEST_F(X86Test, GeneratedKernelsSplitByShapeThroughTheExecutor) {
+  struct Split {
+    KernelSpec spec;
+    std::map<std::string, int64_t> dims;
+    uint64_t calls, tasks;
+  };
+  const std::vector<Split> splits = {
+      {elementwise("ew_split", DType::f32, {Op::add}, rt("n")), {{"n", 3 * 32768 + 17}}, 1, 4},
+      {elementwise("ew_one", DType::f32, {Op::add}, rt("n")), {{"n", 32768}}, 0, 0},   // one task: no executor
+      {rowwise("row_split", DType::f32, RowOp::softmax, rt("rows"), rt("cols"), false), {{"rows", 77}, {"cols", 1100}}, 1, 3},
+      // 26 panels of B; 3 row blocks x 4 tiles of 64 columns.
+      {matmul("mm_split", DType::f32, rt("M"), rt("N"), rt("K"), Layout::row, Layout::row), {{"M", 300}, {"N", 203}, {"K", 600}}, 2, 26 + 12},
+  };
+  for (const Split& split : splits) {
+    const Artifact art = build(split.spec, "v2");
+    testing::ScrambledExecutor counting(3);
+    testing::ExecutorScope scope(counting.executor());
+    check(split.spec, art, split.dims, 10.0);
+    EXPECT_EQ(counting.calls(), split.calls) << split.spec.name;
+    EXPECT_EQ(counting.tasks(), split.tasks) << split.spec.name;
   }
 }
 

@@ -12,7 +12,6 @@
 #include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
-#include <unistd.h>
 
 #include "tsr_executor.h"
 
@@ -30,10 +29,11 @@ uint32_t tsr_num_threads_setting(const char* value, uint32_t fallback) {
   return n >= 1 && n <= TSR_MAX_THREADS ? n : fallback;
 }
 
+/* CPUs this process may run on (1 if the mask cannot be read). */
 static uint32_t affinity_count(void) {
   cpu_set_t set;
-  long n = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : sysconf(_SC_NPROCESSORS_ONLN);
-  return n < 1 ? 1u : n > (long)TSR_MAX_THREADS ? TSR_MAX_THREADS : (uint32_t)n;
+  int n = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 1;
+  return n < 1 ? 1u : n > (int)TSR_MAX_THREADS ? TSR_MAX_THREADS : (uint32_t)n;
 }
 
 static pthread_once_t size_once = PTHREAD_ONCE_INIT;
@@ -93,9 +93,8 @@ static void* worker_main(void* p) {
 
 /* A forked child has none of the threads: it runs every task itself. */
 static void forget_threads(void) {
-  pthread_mutex_init(&pool.lock, NULL);
-  pthread_cond_init(&pool.wake, NULL);
-  pthread_cond_init(&pool.idle, NULL);
+  pool.lock = (pthread_mutex_t)PTHREAD_MUTEX_INITIALIZER;
+  pool.wake = pool.idle = (pthread_cond_t)PTHREAD_COND_INITIALIZER;
   pool.active = 0;
   pool.started = 0;
   pool.busy = 0;
@@ -107,16 +106,13 @@ static void start_threads(void) {
   sigset_t all, old;
   sigfillset(&all);
   pthread_sigmask(SIG_SETMASK, &all, &old);
-  pthread_attr_t attr;
-  pthread_attr_init(&attr);
-  pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+  /* The threads live as long as the process: nothing ever joins them. */
   uint32_t started = 0;
   for (uint32_t w = 1; w < default_worker_count(); ++w) {
     pthread_t thread;
-    if (pthread_create(&thread, &attr, worker_main, (void*)(uintptr_t)w) != 0) break;
+    if (pthread_create(&thread, NULL, worker_main, (void*)(uintptr_t)w) != 0) break;
     started = w;
   }
-  pthread_attr_destroy(&attr);
   pthread_sigmask(SIG_SETMASK, &old, NULL);
   pool.started = started;
 }

@@ -208,6 +208,9 @@ std::string buffer_params(const KernelSpec& spec) {
   return s;
 }
 
+namespace {
+
+// The buffers as arguments read from the tsr_launch pointer `from`, in ABI order.
 std::string buffer_args(const KernelSpec& spec, const std::string& from) {
   std::string s;
   for (const CParam& p : c_params(spec)) {
@@ -218,6 +221,8 @@ std::string buffer_args(const KernelSpec& spec, const std::string& from) {
   return s;
 }
 
+}  // namespace
+
 std::string emit_launch_struct(const KernelSpec& spec, const std::string& fields) {
   std::ostringstream os;
   os << "/* what the tasks of one launch share */\n"
@@ -226,6 +231,18 @@ std::string emit_launch_struct(const KernelSpec& spec, const std::string& fields
     if (p.is_buffer) os << "  " << (p.is_output ? "tsr_storage* " : "const tsr_storage* ") << p.c_name << ";\n";
   os << fields << "} tsr_launch;\n\n";
   return os.str();
+}
+
+std::string emit_range_task(const KernelSpec& spec, const std::string& count, const std::string& per_task,
+                            const std::string& function, const std::string& extra_args) {
+  return "static void tsr_task(void* arg, int64_t task, uint32_t worker) {\n"
+         "  const tsr_launch* l = (const tsr_launch*)arg;\n"
+         "  const int64_t first = task * " + per_task + ";\n"
+         "  const int64_t last = l->" + count + " - first < " + per_task + " ? l->" + count + " : first + " +
+         per_task + ";\n"
+         "  (void)worker;\n"
+         "  " + function + "(" + buffer_args(spec, "l") + ", first, last" + extra_args + ");\n"
+         "}\n\n";
 }
 
 namespace {

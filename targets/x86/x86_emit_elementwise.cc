@@ -71,13 +71,7 @@ std::string emit_elementwise(const KernelSpec& spec, const Tier& tier) {
      << "static void tsr_elements(" << buffer_params(spec) << ", int64_t i0, int64_t i1) {\n"
      << element_loop(spec, tier) << "}\n\n"
      << emit_launch_struct(spec, "  int64_t dim_count;\n")
-     << "static void tsr_task(void* arg, int64_t task, uint32_t worker) {\n"
-     << "  const tsr_launch* l = (const tsr_launch*)arg;\n"
-     << "  const int64_t i0 = task * TASK_ELEMENTS;\n"
-     << "  const int64_t i1 = l->dim_count - i0 < TASK_ELEMENTS ? l->dim_count : i0 + TASK_ELEMENTS;\n"
-     << "  (void)worker;\n"
-     << "  tsr_elements(" << buffer_args(spec, "l") << ", i0, i1);\n"
-     << "}\n\n"
+     << emit_range_task(spec, "dim_count", "TASK_ELEMENTS", "tsr_elements", "")
      << emit_entry_head(spec)
      << "  l.dim_count = " << dim_expr(spec, e.n) << ";\n"
      << "  if (l.dim_count <= 0) return;\n"

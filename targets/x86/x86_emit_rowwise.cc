@@ -267,13 +267,7 @@ std::string emit_rowwise(const KernelSpec& spec, const Tier& tier) {
      << "  if (stream) _mm_sfence();   /* order this task's streamed stores before the launch returns */\n"
      << "}\n\n"
      << emit_launch_struct(spec, "  int64_t dim_cols, dim_rows, rows_per_task;\n  int stream;\n")
-     << "static void tsr_task(void* arg, int64_t task, uint32_t worker) {\n"
-     << "  const tsr_launch* l = (const tsr_launch*)arg;\n"
-     << "  const int64_t row0 = task * l->rows_per_task;\n"
-     << "  const int64_t row1 = l->dim_rows - row0 < l->rows_per_task ? l->dim_rows : row0 + l->rows_per_task;\n"
-     << "  (void)worker;\n"
-     << "  tsr_rows(" << buffer_args(spec, "l") << ", row0, row1, l->dim_cols, l->stream);\n"
-     << "}\n\n"
+     << emit_range_task(spec, "dim_rows", "l->rows_per_task", "tsr_rows", ", l->dim_cols, l->stream")
      << emit_entry_head(spec)
      << "  l.dim_rows = " << dim_expr(spec, r.rows) << ";\n"
      << "  l.dim_cols = " << dim_expr(spec, r.cols) << ";\n"

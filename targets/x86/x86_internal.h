@@ -43,10 +43,13 @@ std::string dim_expr(const KernelSpec& spec, const Dim& d);
 std::string emit_prelude(const KernelSpec& spec, const Tier& tier, const std::string& description);
 
 // The buffers as restrict parameters of a family's work function, in ABI
-// order ("const tsr_storage* restrict in0, ..., tsr_storage* restrict out"),
-// and as the matching arguments read from a tsr_launch pointer `from`.
+// order ("const tsr_storage* restrict in0, ..., tsr_storage* restrict out").
 std::string buffer_params(const KernelSpec& spec);
-std::string buffer_args(const KernelSpec& spec, const std::string& from);
+// `static void tsr_task(arg, task, worker)` running items [first, last) of
+// `count` (a tsr_launch field), `per_task` (a C expression) per task, by
+// calling `function(<buffers>, first, last<extra_args>)`.
+std::string emit_range_task(const KernelSpec& spec, const std::string& count, const std::string& per_task,
+                            const std::string& function, const std::string& extra_args);
 // `typedef struct tsr_launch { <buffers> <fields> } tsr_launch;`: what the
 // tasks of one launch share. `fields` are member declarations, one per line.
 std::string emit_launch_struct(const KernelSpec& spec, const std::string& fields);

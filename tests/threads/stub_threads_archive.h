@@ -11,20 +11,16 @@
 namespace tsr::testing {
 
 inline ArchiveContents threads_contents() {
+  const ArchiveKernel vadd = sample_contents().kernels[0];   // its ABI: in0[n], in1[n] -> out[n]
   ArchiveContents c;
   c.metadata = {{"build.profile", "threads-test"}};
   for (int f = 1; f <= 4; ++f) {
-    ArchiveKernel k;
+    ArchiveKernel k = vadd;
     k.name = "vadd" + std::to_string(f);
     k.identity = std::string(63, '0') + std::to_string(f);
-    k.family = "elementwise";
-    k.dtype = DType::f32;
-    k.abi.bindings = {buffer("in0", Role::input, DType::f32, {Dim{0, "n"}}),
-                      buffer("in1", Role::input, DType::f32, {Dim{0, "n"}}),
-                      buffer("out", Role::output, DType::f32, {Dim{0, "n"}}),
-                      Binding{"n", Role::scalar, DType::f32, {}}};
     // Every kernel's entry is vadd_tsr_entry, the symbol vadd_object exports.
-    k.variants.push_back(x86_artifact("vadd", "v1", vadd_object(f)));
+    k.variants = {x86_artifact("vadd", "v1", vadd_object(f))};
+    k.verdicts.clear();
     c.kernels.push_back(k);
   }
   return c;

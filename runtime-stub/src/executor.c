@@ -147,7 +147,9 @@ static void pool_parallel_for(void* state, int64_t count, tsr_task_fn task, void
 /* ---- the installed executor ----------------------------------------------- */
 
 /* A sequence lock: launches read it without a lock; seq is odd while
- * tsr_set_executor writes. parallel_for NULL: the default pool. */
+ * tsr_set_executor writes. parallel_for NULL: the default pool. Fields are
+ * stored with release and loaded with acquire (free on x86), which orders
+ * them against seq without fences (ThreadSanitizer does not model fences). */
 static struct {
   uint32_t seq;
   uint32_t worker_count;
@@ -159,12 +161,12 @@ static pthread_mutex_t install_lock = PTHREAD_MUTEX_INITIALIZER;
 tsr_status tsr_set_executor(const tsr_executor* executor) {
   if (executor && (executor->worker_count == 0 || !executor->parallel_for)) return TSR_ERROR_INVALID_ARGUMENT;
   pthread_mutex_lock(&install_lock);
-  __atomic_fetch_add(&installed.seq, 1, __ATOMIC_RELAXED);
-  __atomic_thread_fence(__ATOMIC_RELEASE);
-  __atomic_store_n(&installed.worker_count, executor ? executor->worker_count : 0, __ATOMIC_RELAXED);
-  __atomic_store_n(&installed.parallel_for, executor ? executor->parallel_for : NULL, __ATOMIC_RELAXED);
-  __atomic_store_n(&installed.state, executor ? executor->state : NULL, __ATOMIC_RELAXED);
-  __atomic_fetch_add(&installed.seq, 1, __ATOMIC_RELEASE);
+  const uint32_t seq = installed.seq;
+  __atomic_store_n(&installed.seq, seq + 1, __ATOMIC_RELAXED);
+  __atomic_store_n(&installed.worker_count, executor ? executor->worker_count : 0, __ATOMIC_RELEASE);
+  __atomic_store_n(&installed.parallel_for, executor ? executor->parallel_for : NULL, __ATOMIC_RELEASE);
+  __atomic_store_n(&installed.state, executor ? executor->state : NULL, __ATOMIC_RELEASE);
+  __atomic_store_n(&installed.seq, seq + 2, __ATOMIC_RELEASE);
   pthread_mutex_unlock(&install_lock);
   return TSR_OK;
 }
@@ -172,10 +174,9 @@ tsr_status tsr_set_executor(const tsr_executor* executor) {
 void tsr_executor_current(tsr_executor* out) {
   for (;;) {
     const uint32_t seq = __atomic_load_n(&installed.seq, __ATOMIC_ACQUIRE);
-    out->worker_count = __atomic_load_n(&installed.worker_count, __ATOMIC_RELAXED);
-    out->parallel_for = __atomic_load_n(&installed.parallel_for, __ATOMIC_RELAXED);
-    out->state = __atomic_load_n(&installed.state, __ATOMIC_RELAXED);
-    __atomic_thread_fence(__ATOMIC_ACQUIRE);
+    out->worker_count = __atomic_load_n(&installed.worker_count, __ATOMIC_ACQUIRE);
+    out->parallel_for = __atomic_load_n(&installed.parallel_for, __ATOMIC_ACQUIRE);
+    out->state = __atomic_load_n(&installed.state, __ATOMIC_ACQUIRE);
     if (!(seq & 1u) && __atomic_load_n(&installed.seq, __ATOMIC_RELAXED) == seq) break;
   }
   if (!out->parallel_for) {

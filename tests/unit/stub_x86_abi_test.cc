@@ -54,10 +54,9 @@ std::vector<uint8_t> ctx_object(bool with_workspace_fn = true) {
   const std::string helper =
       "static void count_task(void* arg, int64_t t, uint32_t w) { (void)t; (void)w; "
       "__atomic_fetch_add((int*)arg, 1, __ATOMIC_RELAXED); }\n";
-  std::string src = testing::x86_kernel_source("ctxk_tsr_entry", kCtxBody,
-                                               with_workspace_fn ? "return (uint64_t)s[0];" : "");
-  src.insert(src.find("__attribute__((visibility(\"default\"))) void ctxk_tsr_entry"), helper);
-  return testing::compile_shared_object(src, "ctxk");
+  return testing::compile_shared_object(
+      testing::x86_kernel_source("ctxk_tsr_entry", kCtxBody, with_workspace_fn ? "return (uint64_t)s[0];" : "", helper),
+      "ctxk");
 }
 
 // An artifact of the first ABI: `void E(void* const*, const int64_t*)`, no E_workspace.

@@ -133,13 +133,15 @@ tsr_status tsr_x86_load_with(int scratch, const void* blob, size_t size, const c
   out->fd = fd;
   /* Both exports of the ABI: an artifact of the first ABI has no E_workspace,
    * and calling its E with a context would pass the wrong arguments. */
-  char workspace_name[256];
-  int fits = snprintf(workspace_name, sizeof workspace_name, "%s_workspace", entry) < (int)sizeof workspace_name;
+  size_t length = strlen(entry);
+  char* workspace_name = (char*)malloc(length + sizeof "_workspace");
   out->function = find_symbol(handle, entry, msg, msg_size);
-  if (out->function) {
-    out->workspace_size = fits ? find_symbol(handle, workspace_name, msg, msg_size) : NULL;
-    if (!fits) tsr_set_message(msg, msg_size, "x86 entry name is too long: '%.64s...'", entry);
+  if (out->function && workspace_name) {
+    memcpy(workspace_name, entry, length);
+    memcpy(workspace_name + length, "_workspace", sizeof "_workspace");
+    out->workspace_size = find_symbol(handle, workspace_name, msg, msg_size);
   }
+  free(workspace_name);
   if (!out->workspace_size) {
     tsr_x86_unload_loaded(out);
     return TSR_ERROR_LOAD_FAILED;
@@ -160,12 +162,11 @@ tsr_status tsr_x86_call(tsr_x86_loaded* l, void* const* buffers, const int64_t* 
   tsr_workspace_block* block = NULL;
   if (bytes) {
     if (!(block = tsr_workspace_take(&l->workspace, bytes))) {
-      tsr_set_message(msg, msg_size, "cannot allocate %llu bytes of workspace for %u workers",
-                      (unsigned long long)bytes, e.worker_count);
+      tsr_set_message(msg, msg_size, "no memory for %llu bytes of workspace", (unsigned long long)bytes);
       return TSR_ERROR_OUT_OF_MEMORY;
     }
     ctx.workspace = tsr_workspace_data(block);
-    ctx.workspace_bytes = tsr_workspace_bytes(block);
+    ctx.workspace_bytes = block->bytes;
   }
   entry(&ctx, buffers, scalars);
   if (block) tsr_workspace_give(&l->workspace, block);

@@ -7,20 +7,7 @@
 
 #include "tsr_internal.h"
 
-/* A block: this header, then its bytes at the next 64-byte boundary. */
-struct tsr_workspace_block {
-  struct tsr_workspace_block* next;
-  uint64_t bytes;
-};
-
-#define TSR_WS_HEADER 64u
 #define TSR_WS_GRAIN 4096u /* sizes are rounded up to this, so a slowly growing shape reallocates rarely */
-
-void tsr_workspace_pool_init(tsr_workspace_pool* pool) {
-  pthread_mutex_init(&pool->lock, NULL);
-  pool->free = NULL;
-  pool->allocations = 0;
-}
 
 void tsr_workspace_pool_destroy(tsr_workspace_pool* pool) {
   for (tsr_workspace_block* b = pool->free; b;) {
@@ -51,20 +38,4 @@ tsr_workspace_block* tsr_workspace_take(tsr_workspace_pool* pool, uint64_t bytes
   block->bytes = size - TSR_WS_HEADER;
   __atomic_fetch_add(&pool->allocations, 1, __ATOMIC_RELAXED);
   return block;
-}
-
-void tsr_workspace_give(tsr_workspace_pool* pool, tsr_workspace_block* block) {
-  if (!block) return;
-  pthread_mutex_lock(&pool->lock);
-  block->next = pool->free;
-  pool->free = block;
-  pthread_mutex_unlock(&pool->lock);
-}
-
-void* tsr_workspace_data(tsr_workspace_block* block) { return (char*)block + TSR_WS_HEADER; }
-
-uint64_t tsr_workspace_bytes(const tsr_workspace_block* block) { return block->bytes; }
-
-uint64_t tsr_workspace_allocations(const tsr_workspace_pool* pool) {
-  return __atomic_load_n(&pool->allocations, __ATOMIC_RELAXED);
 }

@@ -202,9 +202,7 @@ TEST_F(X86Abi, UnallocatableWorkspaceIsOutOfMemory) {
   load();
   const std::vector<float> out = launch(int64_t{1} << 62, TSR_ERROR_OUT_OF_MEMORY);
   EXPECT_EQ(out[7], -1.f);   // never ran
-  EXPECT_EQ(std::string(tsr_kernel_last_message(kernel_)),
-            "cannot allocate 4611686018427387904 bytes of workspace for " +
-                std::to_string(tsr_executor_worker_count()) + " workers");
+  EXPECT_STREQ(tsr_kernel_last_message(kernel_), "no memory for 4611686018427387904 bytes of workspace");
   EXPECT_EQ(launch(64)[7], 42.f);   // the kernel still works
 }
 

@@ -17,6 +17,12 @@ std::string LaunchPlan::block_text() const {
 
 std::string LaunchPlan::grid_text() const { return grid_x + "," + grid_y + "," + grid_z; }
 
+void LaunchPlan::write_metadata(std::map<std::string, std::string>& metadata) const {
+  metadata["cuda.block"] = block_text();
+  metadata["cuda.grid"] = grid_text();
+  metadata["cuda.shared_bytes"] = std::to_string(shared_bytes);
+}
+
 int vector_width(DType t) { return 16 / dtype_size(t); }
 
 std::string buffer_param(const std::string& abi_name) { return "p_" + abi_name; }

@@ -1,6 +1,6 @@
 // The emulator's scheduler and the primitives that need it (block_scheduler.h).
-// Scheduling is deterministic: threads run in linear order, each until it
-// blocks, so a result never depends on the host's timing.
+// Scheduling is deterministic (warps in order, each as far as it can go, its
+// lanes in order), so a result never depends on the host's timing.
 #include "targets/cuda/emulator/block_scheduler.h"
 
 #include <sys/mman.h>
@@ -124,11 +124,15 @@ void Grid::error(const std::string& what) {
 int Grid::check_global(const void* p, unsigned long long bytes, bool is_write) {
   const uint8_t* at = static_cast<const uint8_t*>(p);
   const char* kind = is_write ? "write" : "read";
+  // The report names the buffer whose extent is nearest to the access.
   const GlobalBuffer* nearest = nullptr;
   long long offset = 0;
+  uintptr_t nearest_gap = UINTPTR_MAX;
   for (const GlobalBuffer& b : buffers_) {
     const long long off = at - b.base;
-    if (!nearest || std::llabs(off) < std::llabs(offset)) nearest = &b, offset = off;
+    const uintptr_t gap = at < b.base ? static_cast<uintptr_t>(b.base - at)
+                                      : static_cast<uintptr_t>(std::max<long long>(0, off - static_cast<long long>(b.size)));
+    if (gap < nearest_gap) nearest = &b, offset = off, nearest_gap = gap;
     if (at < b.base || at + bytes > b.base + b.size) continue;
     if (is_write && b.input) {
       error("memcheck: global write of " + std::to_string(bytes) + " bytes to input buffer '" + b.name +
@@ -288,21 +292,25 @@ bool Grid::run_block(const tsr_emu_dim3& block_idx) {
     makecontext(&f.ctx, fiber_main, 0);
   }
   for (;;) {
-    for (Fiber& f : fibers_) {
-      if (f.exited || f.wait != Wait::none) continue;
-      current_ = &f;
-      *module_.regs_slot = &f.regs;
-      swapcontext(&scheduler_, &f.ctx);
-      if (aborted_) return false;
-    }
-    // Every live thread now waits somewhere: complete the warp collectives.
-    bool released = false;
+    // Warp by warp, each as far as it can go before the next one moves: a
+    // warp that reads shared data another warp has not written yet (a
+    // missing barrier) sees the poison instead of the data.
     for (size_t w = 0; w < fibers_.size(); w += kWarpSize) {
       const size_t lanes = std::min<size_t>(kWarpSize, fibers_.size() - w);
-      if (!resolve_warp(w, lanes)) return false;
+      for (bool released = true; released;) {
+        for (size_t l = w; l < w + lanes; ++l) {
+          Fiber& f = fibers_[l];
+          if (f.exited || f.wait != Wait::none) continue;
+          current_ = &f;
+          *module_.regs_slot = &f.regs;
+          swapcontext(&scheduler_, &f.ctx);
+          if (aborted_) return false;
+        }
+        if (!resolve_warp(w, lanes)) return false;
+        released = false;
+        for (size_t l = w; l < w + lanes; ++l) released |= !fibers_[l].exited && fibers_[l].wait == Wait::none;
+      }
     }
-    for (const Fiber& f : fibers_) released |= !f.exited && f.wait == Wait::none;
-    if (released) continue;
     size_t waiting = 0, exited = 0;
     const Fiber* first_exited = nullptr;
     for (const Fiber& f : fibers_) {

@@ -4,6 +4,8 @@
 // emulator would have to guess at.
 #include <gtest/gtest.h>
 
+#include <regex>
+
 #include "spec/spec_loader.h"
 #include "support/diagnostics.h"
 #include "targets/cuda/cuda_emit_kernels.h"
@@ -34,6 +36,11 @@ TEST(CudaPrimitives, InlineAssemblyOnlyInsideThePrimitiveBlock) {
     const std::string outside = src.substr(0, open) + src.substr(close);
     for (const char* hardware : {"asm", "__shfl", "__syncthreads", "reinterpret_cast<tsr_v16", "cvta"})
       EXPECT_EQ(outside.find(hardware), std::string::npos) << spec.name << ": " << hardware;
+    // Every global access goes through a primitive (so the emulator's memcheck
+    // sees it): no buffer parameter, row pointer or tile source is indexed raw.
+    static const std::regex raw_global(R"((\bp_\w+|\bx_row|\by_row|\bg)\s*\[)");
+    EXPECT_FALSE(std::regex_search(outside, raw_global)) << spec.name;
+    EXPECT_TRUE(std::regex_search(std::string("tsr_t v = p_a [i];"), raw_global));   // the pattern itself bites
     const std::string inside = src.substr(open, close - open);
     if (inside.find("mma.sync.aligned.m16n8k16.row.col.f32.") != std::string::npos) {
       ++tensor_core_kernels;

@@ -42,6 +42,7 @@ class StubRoutedTarget final : public Target {
   Expected<Artifact> compile(const KernelSpec& s, const std::string& a, const std::string& src) const override {
     return inner_.compile(s, a, src);
   }
+  std::string artifact_file_extension(const Artifact& a) const override { return inner_.artifact_file_extension(a); }
   DeviceInfo device(const std::string& a) const override { return inner_.device(a); }
   BudgetFloor budget_floor(const KernelSpec& s) const override { return inner_.budget_floor(s); }
   // The artifact argument is ignored: the stub takes the bytes from the archive.

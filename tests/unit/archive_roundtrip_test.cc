@@ -10,6 +10,7 @@
 #include "archive/archive_reader.h"
 #include "support/file_io.h"
 #include "archive/archive_writer.h"
+#include "archive_mutation.h"
 #include "archive_test_support.h"
 #include "tesserart.h"
 
@@ -230,6 +231,23 @@ TEST(ArchiveInspect, DescribesEveryRegion) {
   Expected<std::string> again = inspect_json(bytes);
   EXPECT_EQ(*json, *again);
   EXPECT_FALSE(inspect_json(std::vector<uint8_t>(10, 0)).ok());
+}
+
+// One table of artifact kind names (the format's, archive_contents.cc); a
+// kind from a newer minor version is shown as "unknown".
+TEST(ArchiveInspect, NamesArtifactKindsAndUnknownOnes) {
+  const std::vector<uint8_t>& bytes = testing::sample_bytes();
+  Expected<std::string> json = inspect_json(bytes);
+  ASSERT_TRUE(json.ok());
+  for (const char* needle : {"\"artifact_kind\": \"shared_object\"", "\"artifact_kind\": \"cubin\"",
+                             "\"artifact_kind\": \"ptx\""})
+    EXPECT_NE(json->find(needle), std::string::npos) << needle;
+  EXPECT_EQ(json->find("\"artifact_kind\": \"unknown\""), std::string::npos);
+  testing::ArchiveEditor edit(bytes);
+  edit.record("VARS", 0)[4] = 9;
+  json = inspect_json(edit.bytes());
+  ASSERT_TRUE(json.ok()) << json.error().message();
+  EXPECT_NE(json->find("\"artifact_kind\": \"unknown\""), std::string::npos) << *json;
 }
 
 TEST(ArchiveEmbed, GeneratedSourceOpensThroughTheStub) {

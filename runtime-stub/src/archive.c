@@ -36,7 +36,12 @@ static tsr_status finish_open(struct tsr_archive* a, uint64_t data_len,
 
 static struct tsr_archive* new_archive(void) {
   struct tsr_archive* a = (struct tsr_archive*)calloc(1, sizeof *a);
-  if (a) a->fd = -1;
+  if (!a) return NULL;
+  a->fd = -1;
+  if (pthread_mutex_init(&a->lock, NULL) != 0) {
+    free(a);
+    return NULL;
+  }
   return a;
 }
 
@@ -142,7 +147,7 @@ tsr_status tsr_archive_open_file(const char* path, const tsr_open_options* optio
   return finish_open(a, file_size, options, out_archive);
 }
 
-tsr_status tsr_map_all(struct tsr_archive* a) {
+static tsr_status map_all_locked(struct tsr_archive* a) {
   if (a->data) return TSR_OK;
   if (a->data_len == 0) {
     a->data = (const uint8_t*)"";
@@ -150,7 +155,7 @@ tsr_status tsr_map_all(struct tsr_archive* a) {
   }
   void* map = mmap(NULL, (size_t)a->data_len, PROT_READ, MAP_PRIVATE, a->fd, 0);
   if (map == MAP_FAILED) {
-    tsr_set_message(a->message, sizeof a->message, "cannot map the archive: %s", strerror(errno));
+    tsr_set_message(TSR_MSG(TSR_MSG_ARCHIVE, a), "cannot map the archive: %s", strerror(errno));
     return TSR_ERROR_IO;
   }
   a->mapping = map;
@@ -160,19 +165,26 @@ tsr_status tsr_map_all(struct tsr_archive* a) {
   return TSR_OK;
 }
 
-const uint8_t* tsr_blob_bytes(struct tsr_archive* a, uint32_t v) {
+tsr_status tsr_map_all(struct tsr_archive* a) {
+  pthread_mutex_lock(&a->lock);
+  tsr_status s = map_all_locked(a);
+  pthread_mutex_unlock(&a->lock);
+  return s;
+}
+
+static const uint8_t* blob_bytes_locked(struct tsr_archive* a, uint32_t v) {
   const uint8_t* vr = tsr_rec(&a->vars, v);
   uint64_t off = tsr_le64(vr + 48), size = tsr_le64(vr + 56);
   if (a->data) return a->data + off;
   if (a->blob_copy[v]) return a->blob_copy[v];
   uint8_t* copy = (uint8_t*)malloc(size ? (size_t)size : 1);
   if (!copy) {
-    tsr_set_message(a->message, sizeof a->message, "out of memory");
+    tsr_set_message(TSR_MSG(TSR_MSG_ARCHIVE, a), "out of memory");
     return NULL;
   }
   ssize_t got = read_at(a->fd, copy, (size_t)size, off);
   if (got != (ssize_t)size) {
-    tsr_set_message(a->message, sizeof a->message, "cannot read a blob of the archive: %s",
+    tsr_set_message(TSR_MSG(TSR_MSG_ARCHIVE, a), "cannot read a blob of the archive: %s",
                     got < 0 ? strerror(errno) : "file changed while reading");
     free(copy);
     return NULL;
@@ -192,15 +204,18 @@ void tsr_archive_close(tsr_archive* a) {
   if (a->fd >= 0) close(a->fd);
   free(a->blob_state);
   free(a->kernel_state);
+  pthread_mutex_destroy(&a->lock);
   free(a);
 }
 
-tsr_status tsr_blob_check(struct tsr_archive* a, uint32_t v, int full) {
+static tsr_status blob_check_locked(struct tsr_archive* a, uint32_t v, int full,
+                                    const uint8_t** out_bytes) {
+  const uint8_t* vr = tsr_rec(&a->vars, v);
+  const uint8_t* blob = blob_bytes_locked(a, v);
+  if (!blob) return TSR_ERROR_IO;
+  if (out_bytes) *out_bytes = blob;
   uint8_t state = a->blob_state[v];
   if (state == TSR_BLOB_SHA_OK || (state == TSR_BLOB_CRC_OK && !full)) return TSR_OK;
-  const uint8_t* vr = tsr_rec(&a->vars, v);
-  const uint8_t* blob = tsr_blob_bytes(a, v);
-  if (!blob) return TSR_ERROR_IO;
   size_t size = (size_t)tsr_le64(vr + 56);
   /* A bad blob is rechecked on every call so the message names the check. */
   const char* what = full ? "sha256" : "crc32c";
@@ -219,9 +234,16 @@ tsr_status tsr_blob_check(struct tsr_archive* a, uint32_t v, int full) {
   a->blob_state[v] = state;
   if (state != TSR_BLOB_BAD) return TSR_OK;
   const uint8_t* kr = tsr_rec(&a->kern, tsr_le32(vr));
-  tsr_set_message(a->message, sizeof a->message, "blob of kernel '%s' variant %s:%s: %s mismatch",
+  tsr_set_message(TSR_MSG(TSR_MSG_ARCHIVE, a), "blob of kernel '%s' variant %s:%s: %s mismatch",
                   tsr_str_at(a, kr), tsr_str_at(a, vr + 8), tsr_str_at(a, vr + 16), what);
   return TSR_ERROR_CHECKSUM;
 }
 
-const char* tsr_archive_last_message(const tsr_archive* a) { return a ? a->message : ""; }
+tsr_status tsr_blob_check(struct tsr_archive* a, uint32_t v, int full, const uint8_t** out_bytes) {
+  pthread_mutex_lock(&a->lock);
+  tsr_status s = blob_check_locked(a, v, full, out_bytes);
+  pthread_mutex_unlock(&a->lock);
+  return s;
+}
+
+const char* tsr_archive_last_message(const tsr_archive* a) { return tsr_message_of(TSR_MSG_ARCHIVE, a); }

@@ -18,9 +18,50 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "tsr_cpu_x86.h"
 #include "tsr_internal.h"
 
 typedef void (*tsr_x86_entry)(void* const* buffers, const int64_t* scalars);
+
+int tsr_x86_level(void) { return tsr_x86_features() & 0xff; }
+
+/* "v3" -> 6, "v4+amx" -> 9, anything else -> -1. */
+static int arch_score(const char* arch) {
+  if (arch[0] != 'v' || arch[1] < '1' || arch[1] > '4') return -1;
+  int level = arch[1] - '0';
+  if (arch[2] == 0) return level * 2;
+  if (strcmp(arch + 2, "+amx") == 0) return level * 2 + 1;
+  return -1;
+}
+
+/* The highest level this CPU (or options->x86_level) runs. */
+static tsr_status x86_select(const tsr_archive* a, size_t kernel, const tsr_select_options* o,
+                             size_t* out_variant, const char** out_route) {
+  int feat = o && o->x86_level ? o->x86_level : tsr_x86_features();
+  int level = feat & 0xff, amx = feat >> 8 & 1;
+  if (level <= 0) return TSR_ERROR_NO_DEVICE;
+  tsr_kernel_info ki;
+  if (tsr_archive_kernel_at(a, kernel, &ki) != TSR_OK) return TSR_ERROR_CORRUPT;
+  long best = -1;
+  int best_score = -1;
+  for (size_t v = 0; v < ki.variant_count; ++v) {
+    tsr_variant_info vi;
+    if (tsr_kernel_variant_at(a, kernel, v, &vi) != TSR_OK) continue;
+    if (strcmp(vi.target_kind, "x86") != 0 || vi.artifact_kind != TSR_ARTIFACT_SHARED_OBJECT ||
+        !tsr_select_wants_arch(o, vi.arch))
+      continue;
+    int score = arch_score(vi.arch);
+    if (score < 0 || score / 2 > level || ((score & 1) && !amx)) continue;
+    if (score > best_score) {
+      best_score = score;
+      best = (long)v;
+    }
+  }
+  if (best < 0) return TSR_ERROR_NO_VARIANT;
+  *out_variant = (size_t)best;
+  *out_route = "memfd+dlopen";
+  return TSR_OK;
+}
 
 static int write_all(int fd, const uint8_t* p, size_t n) {
   while (n > 0) {
@@ -49,7 +90,9 @@ static int open_scratch(int scratch, char* path, size_t path_size) {
 }
 
 tsr_status tsr_x86_load_with(int scratch, const void* blob, size_t size, const char* entry,
-                             tsr_loaded* out, char* msg, size_t msg_size) {
+                             tsr_x86_loaded* out, char* msg, size_t msg_size) {
+  out->handle = out->function = NULL;
+  out->fd = -1;
   char path[PATH_MAX];
   int fd = open_scratch(scratch, path, sizeof path);
   if (fd < 0) {
@@ -68,35 +111,22 @@ tsr_status tsr_x86_load_with(int scratch, const void* blob, size_t size, const c
     tsr_set_message(msg, msg_size, "dlopen of the x86 artifact failed: %s", why ? why : "write failed");
     return TSR_ERROR_LOAD_FAILED;
   }
+  out->handle = handle;
+  out->fd = fd;
   void* fn = dlsym(handle, entry);
   if (!fn) {
     tsr_set_message(msg, msg_size, "x86 artifact does not export '%s'", entry);
-    out->handle = handle;
-    out->fd = fd;
-    tsr_x86_unload(out);
+    tsr_x86_unload_loaded(out);
     return TSR_ERROR_LOAD_FAILED;
   }
-  out->handle = handle;
   out->function = fn;
-  out->fd = fd;
-  out->backend = TSR_BACKEND_X86;
   return TSR_OK;
 }
 
-tsr_status tsr_x86_load(const void* blob, size_t size, const char* entry, tsr_loaded* out,
-                        char* msg, size_t msg_size) {
-  return tsr_x86_load_with(TSR_X86_SCRATCH_MEMFD, blob, size, entry, out, msg, msg_size);
-}
-
-tsr_status tsr_x86_launch(const tsr_loaded* l, const tsr_launch_args* args) {
-  void* small[16] = {0};
-  void** ptrs = args->buffer_count <= 16 ? small : (void**)malloc(args->buffer_count * sizeof(void*));
-  if (!ptrs) return TSR_ERROR_OUT_OF_MEMORY;
-  for (size_t i = 0; i < args->buffer_count; ++i) ptrs[i] = args->buffers[i].data;
+tsr_status tsr_x86_call(const tsr_x86_loaded* l, void* const* buffers, const int64_t* scalars) {
   tsr_x86_entry fn;
   memcpy(&fn, &l->function, sizeof fn);   /* object-to-function pointer, as dlsym requires */
-  fn(ptrs, args->scalars);
-  if (ptrs != small) free(ptrs);
+  fn(buffers, scalars);
   return TSR_OK;
 }
 
@@ -104,7 +134,7 @@ tsr_status tsr_x86_launch(const tsr_loaded* l, const tsr_launch_args* args) {
  * unique symbol) stays in the link map under its path. Its fd then stays
  * open for good, so no later load is handed this library under a reused
  * /proc/self/fd/N; its pages were never going to be freed anyway. */
-void tsr_x86_unload(tsr_loaded* l) {
+void tsr_x86_unload_loaded(tsr_x86_loaded* l) {
   char name[PATH_MAX] = "";
   struct link_map* map = NULL;
   if (l->handle && dlinfo(l->handle, RTLD_DI_LINKMAP, &map) == 0 && map && map->l_name)
@@ -116,3 +146,35 @@ void tsr_x86_unload(tsr_loaded* l) {
   l->handle = l->function = NULL;
   l->fd = -1;
 }
+
+static tsr_status x86_load(struct tsr_kernel* k, const void* blob, size_t size,
+                           const tsr_variant_info* vi, char* msg, size_t msg_size) {
+  tsr_x86_loaded* l = (tsr_x86_loaded*)calloc(1, sizeof *l);
+  if (!l) return TSR_ERROR_OUT_OF_MEMORY;
+  tsr_status s = tsr_x86_load_with(TSR_X86_SCRATCH_MEMFD, blob, size, vi->entry, l, msg, msg_size);
+  if (s != TSR_OK) {
+    free(l);
+    return s;
+  }
+  k->backend_state = l;
+  return TSR_OK;
+}
+
+static tsr_status x86_launch(struct tsr_kernel* k, const tsr_launch_args* args, char* msg,
+                             size_t msg_size) {
+  (void)msg;
+  (void)msg_size;
+  return tsr_x86_call((const tsr_x86_loaded*)k->backend_state, args->host, args->scalars);
+}
+
+static void x86_unload(struct tsr_kernel* k) {
+  tsr_x86_loaded* l = (tsr_x86_loaded*)k->backend_state;
+  if (!l) return;
+  tsr_x86_unload_loaded(l);
+  free(l);
+  k->backend_state = NULL;
+}
+
+const tsr_backend tsr_backend_x86 = {
+    "x86", "tsr_kernel_launch", 0, x86_select, x86_load, x86_launch, x86_unload,
+};

@@ -1,36 +1,63 @@
-/* Loading a kernel's selected variant and launching it. Every launch is
- * validated against the ABI recorded in the archive before any backend code
- * runs (tesserart.h documents the order of the checks). */
+/* Loading a kernel's selected variant and launching it, for every backend.
+ * Every launch is validated against the ABI recorded in the archive (cached
+ * in the tsr_kernel at load) before any backend code runs; tesserart.h
+ * documents the order of the checks. */
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "tsr_internal.h"
 
-struct tsr_kernel {
-  tsr_archive* archive;
-  size_t index;               /* kernel index in the archive */
-  tsr_kernel_info info;
-  tsr_selection selection;
-  tsr_loaded loaded;
-  char message[256];
-};
+#define KMSG(k) TSR_MSG(TSR_MSG_KERNEL, k)
+#define AMSG(a) TSR_MSG(TSR_MSG_ARCHIVE, a)
+
+/* The kernel's buffer bindings and their extents, read once. */
+static tsr_status cache_abi(struct tsr_kernel* k) {
+  size_t dim_total = 0;
+  tsr_binding_info bi;
+  for (size_t i = 0; i < k->info.buffer_count; ++i) {
+    if (tsr_kernel_binding_at(k->archive, k->index, i, &bi) != TSR_OK) return TSR_ERROR_CORRUPT;
+    dim_total += bi.dim_count;
+  }
+  size_t nb = k->info.buffer_count;
+  k->buffers = (tsr_buffer_abi*)calloc(nb ? nb : 1, sizeof *k->buffers);
+  k->dims = (tsr_dim_abi*)calloc(dim_total ? dim_total : 1, sizeof *k->dims);
+  if (!k->buffers || !k->dims) return TSR_ERROR_OUT_OF_MEMORY;
+  uint32_t next = 0;
+  for (size_t i = 0; i < nb; ++i) {
+    if (tsr_kernel_binding_at(k->archive, k->index, i, &bi) != TSR_OK) return TSR_ERROR_CORRUPT;
+    k->buffers[i] = (tsr_buffer_abi){bi.name, bi.dtype, bi.role, next, (uint32_t)bi.dim_count};
+    for (size_t d = 0; d < bi.dim_count; ++d, ++next) {
+      tsr_dim_info di;
+      if (tsr_kernel_dim_at(k->archive, k->index, i, d, &di) != TSR_OK) return TSR_ERROR_CORRUPT;
+      k->dims[next].value = di.value;
+      k->dims[next].scalar = di.is_scalar ? (int32_t)di.scalar_index : -1;
+    }
+  }
+  return TSR_OK;
+}
+
+static void free_kernel(struct tsr_kernel* k) {
+  free(k->buffers);
+  free(k->dims);
+  free(k);
+}
 
 tsr_status tsr_kernel_load(tsr_archive* a, const char* name, const tsr_select_options* options,
                            tsr_kernel** out_kernel) {
   if (!a || !name || !out_kernel) return TSR_ERROR_NULL_ARGUMENT;
   *out_kernel = NULL;
-  a->message[0] = 0;
+  tsr_message_for(TSR_MSG_ARCHIVE, a)[0] = 0;
   size_t index;
   tsr_status s = tsr_archive_find_kernel(a, name, &index);
   if (s != TSR_OK) {
-    tsr_set_message(a->message, sizeof a->message, "no kernel named '%s' in the archive", name);
+    tsr_set_message(AMSG(a), "no kernel named '%s' in the archive", name);
     return s;
   }
   /* A kernel whose records fail their first-use check: its reason, not a status string. */
-  if ((s = tsr_kernel_check(a, index, a->message, sizeof a->message)) != TSR_OK) return s;
+  if ((s = tsr_kernel_check(a, index, AMSG(a))) != TSR_OK) return s;
   tsr_selection sel;
   if ((s = tsr_kernel_select(a, index, options, &sel)) != TSR_OK) {
-    tsr_set_message(a->message, sizeof a->message, "kernel '%s': %s", name, tsr_status_string(s));
+    tsr_set_message(AMSG(a), "kernel '%s': %s", name, tsr_status_string(s));
     return s;
   }
   const void* blob;
@@ -42,22 +69,23 @@ tsr_status tsr_kernel_load(tsr_archive* a, const char* name, const tsr_select_op
   if ((s = tsr_archive_kernel_at(a, index, &ki)) != TSR_OK ||
       (s = tsr_kernel_variant_at(a, index, sel.variant, &vi)) != TSR_OK)
     return s;
+  const tsr_backend* backend = tsr_backend_for_kind(sel.target_kind);
+  if (!backend) return TSR_ERROR_UNSUPPORTED;   /* select only returns known kinds */
   struct tsr_kernel* k = (struct tsr_kernel*)calloc(1, sizeof *k);
   if (!k) return TSR_ERROR_OUT_OF_MEMORY;
   k->archive = a;
   k->index = index;
   k->selection = sel;
   k->info = ki;
-  k->loaded.fd = -1;
-  if (strcmp(sel.target_kind, "x86") == 0)
-    s = tsr_x86_load(blob, size, vi.entry, &k->loaded, a->message, sizeof a->message);
-  else if (strcmp(sel.target_kind, "cuda") == 0)
-    s = tsr_cuda_load(blob, size, vi.artifact_kind == TSR_ARTIFACT_PTX, vi.entry, &k->loaded,
-                      a->message, sizeof a->message);
-  else
-    s = TSR_ERROR_UNSUPPORTED;
+  k->backend = backend;
+  /* Kept for GPU backends that select again per device: strings from the archive. */
+  k->options.target_kind = sel.target_kind;
+  k->options.arch = options && options->arch ? sel.arch : NULL;
+  k->options.x86_level = options ? options->x86_level : 0;
+  k->options.device = options ? options->device : 0;
+  if ((s = cache_abi(k)) == TSR_OK) s = backend->load(k, blob, size, &vi, AMSG(a));
   if (s != TSR_OK) {
-    free(k);
+    free_kernel(k);
     return s;
   }
   *out_kernel = k;
@@ -66,9 +94,8 @@ tsr_status tsr_kernel_load(tsr_archive* a, const char* name, const tsr_select_op
 
 void tsr_kernel_unload(tsr_kernel* k) {
   if (!k) return;
-  if (k->loaded.backend == TSR_BACKEND_X86) tsr_x86_unload(&k->loaded);
-  else if (k->loaded.backend == TSR_BACKEND_CUDA) tsr_cuda_unload(&k->loaded);
-  free(k);
+  k->backend->unload(k);
+  free_kernel(k);
 }
 
 tsr_status tsr_kernel_selection(const tsr_kernel* k, tsr_selection* out) {
@@ -77,109 +104,131 @@ tsr_status tsr_kernel_selection(const tsr_kernel* k, tsr_selection* out) {
   return TSR_OK;
 }
 
-const char* tsr_kernel_last_message(const tsr_kernel* k) { return k ? k->message : ""; }
+const char* tsr_kernel_last_message(const tsr_kernel* k) { return tsr_message_of(TSR_MSG_KERNEL, k); }
 
-#define REJECT(code, ...) do { tsr_set_message(k->message, sizeof k->message, __VA_ARGS__); return (code); } while (0)
+#define REJECT(code, ...) do { tsr_set_message(KMSG(k), __VA_ARGS__); return (code); } while (0)
 
-/* Bytes a buffer binding needs for these scalars; 0 on overflow. */
-static int required_bytes(const tsr_kernel* k, size_t binding, tsr_dtype dtype,
-                          const int64_t* scalars, uint64_t* out) {
-  tsr_binding_info bi;
-  if (tsr_kernel_binding_at(k->archive, k->index, binding, &bi) != TSR_OK) return 0;
-  uint64_t n = tsr_dtype_size(dtype);
-  for (size_t d = 0; d < bi.dim_count; ++d) {
-    tsr_dim_info di;
-    if (tsr_kernel_dim_at(k->archive, k->index, binding, d, &di) != TSR_OK) return 0;
-    uint64_t extent = (uint64_t)(di.is_scalar ? scalars[di.scalar_index] : di.value);
-    if (!tsr_mul_u64(n, extent, &n)) return 0;
-  }
-  *out = n;
-  return 1;
+/* One launch's arguments as the checks see them, host or device. */
+typedef struct launch_view {
+  const tsr_buffer_arg* host;
+  const tsr_device_buffer* device;
+} launch_view;
+
+static uint64_t address_of(const launch_view* v, size_t i) {
+  return v->host ? (uint64_t)(uintptr_t)v->host[i].data : v->device[i].ptr;
 }
+static size_t bytes_of(const launch_view* v, size_t i) { return v->host ? v->host[i].bytes : v->device[i].bytes; }
+static tsr_dtype dtype_of(const launch_view* v, size_t i) { return v->host ? v->host[i].dtype : v->device[i].dtype; }
+static tsr_role role_of(const launch_view* v, size_t i) { return v->host ? v->host[i].role : v->device[i].role; }
 
-/* Binding i of the kernel; the kernel passed its check at load, so this
- * cannot fail (it is checked anyway). */
-static tsr_status binding(tsr_kernel* k, size_t i, tsr_binding_info* bi) {
-  if (tsr_kernel_binding_at(k->archive, k->index, i, bi) == TSR_OK) return TSR_OK;
-  REJECT(TSR_ERROR_CORRUPT, "%s: binding %zu cannot be read", k->info.name, i);
-}
-
-#define BINDING(i) do { if (binding(k, (i), &bi) != TSR_OK) return TSR_ERROR_CORRUPT; } while (0)
-
-/* Every check, in the order tesserart.h documents, before anything is
- * allocated: a count of 2^40 is ARG_COUNT, not OUT_OF_MEMORY. */
-static tsr_status validate(tsr_kernel* k, const tsr_buffer_arg* buffers, size_t buffer_count,
-                           const int64_t* scalars, size_t scalar_count) {
+/* Every check, in the order tesserart.h documents, before anything runs; a
+ * count of 2^40 is ARG_COUNT, not OUT_OF_MEMORY. Fills need[] (bytes per
+ * buffer) and sets *empty when every output has zero elements. */
+static tsr_status validate(tsr_kernel* k, const launch_view* v, int have_buffers, size_t buffer_count,
+                           const int64_t* scalars, size_t scalar_count, uint64_t* need, int* empty) {
   const char* name = k->info.name;
-  tsr_binding_info bi;
-  uint64_t need;
-  if ((!buffers && buffer_count) || (!scalars && scalar_count))
+  if ((!have_buffers && buffer_count) || (!scalars && scalar_count))
     REJECT(TSR_ERROR_NULL_ARGUMENT, "%s: NULL argument array", name);
   if (buffer_count != k->info.buffer_count || scalar_count != k->info.scalar_count)
     REJECT(TSR_ERROR_ARG_COUNT, "%s: expected %zu buffers and %zu scalars, got %zu and %zu", name,
            k->info.buffer_count, k->info.scalar_count, buffer_count, scalar_count);
-  for (size_t i = 0; i < buffer_count; ++i) {
-    BINDING(i);
-    if (!buffers[i].data) REJECT(TSR_ERROR_NULL_ARGUMENT, "%s: buffer '%s' is NULL", name, bi.name);
-  }
-  for (size_t i = 0; i < buffer_count; ++i) {
-    BINDING(i);
-    if (buffers[i].role != bi.role)
-      REJECT(TSR_ERROR_ROLE_MISMATCH, "%s: buffer '%s' is an %s binding", name, bi.name,
-             bi.role == TSR_ROLE_IN ? "input" : "output");
-  }
-  for (size_t i = 0; i < buffer_count; ++i) {
-    BINDING(i);
-    if (buffers[i].dtype != bi.dtype)
+  for (size_t i = 0; i < buffer_count; ++i)
+    if (role_of(v, i) != k->buffers[i].role)
+      REJECT(TSR_ERROR_ROLE_MISMATCH, "%s: buffer '%s' is an %s binding", name, k->buffers[i].name,
+             k->buffers[i].role == TSR_ROLE_IN ? "input" : "output");
+  for (size_t i = 0; i < buffer_count; ++i)
+    if (dtype_of(v, i) != k->buffers[i].dtype)
       REJECT(TSR_ERROR_DTYPE_MISMATCH, "%s: buffer '%s' has dtype %s, the ABI says %s", name,
-             bi.name, tsr_dtype_name(buffers[i].dtype), tsr_dtype_name(bi.dtype));
-  }
+             k->buffers[i].name, tsr_dtype_name(dtype_of(v, i)), tsr_dtype_name(k->buffers[i].dtype));
   for (size_t j = 0; j < scalar_count; ++j)
     if (scalars[j] < 0) REJECT(TSR_ERROR_INVALID_SCALAR, "%s: scalar %zu is negative", name, j);
+  *empty = 1;
   for (size_t i = 0; i < buffer_count; ++i) {
-    BINDING(i);
-    if (!required_bytes(k, i, bi.dtype, scalars, &need))
-      REJECT(TSR_ERROR_INVALID_SCALAR, "%s: size of buffer '%s' overflows", name, bi.name);
-    if ((uint64_t)buffers[i].bytes < need)
-      REJECT(TSR_ERROR_BUFFER_TOO_SMALL, "%s: buffer '%s' has %zu bytes, needs %llu", name,
-             bi.name, buffers[i].bytes, (unsigned long long)need);
+    const tsr_buffer_abi* b = &k->buffers[i];
+    uint64_t n = tsr_dtype_size(b->dtype);
+    for (uint32_t d = 0; d < b->dim_count; ++d) {
+      const tsr_dim_abi* dim = &k->dims[b->dim_first + d];
+      uint64_t extent = (uint64_t)(dim->scalar >= 0 ? scalars[dim->scalar] : dim->value);
+      if (!tsr_mul_u64(n, extent, &n))
+        REJECT(TSR_ERROR_INVALID_SCALAR, "%s: size of buffer '%s' overflows", name, b->name);
+    }
+    if ((uint64_t)bytes_of(v, i) < n)
+      REJECT(TSR_ERROR_BUFFER_TOO_SMALL, "%s: buffer '%s' has %zu bytes, needs %llu", name, b->name,
+             bytes_of(v, i), (unsigned long long)n);
+    need[i] = n;
+    if (b->role == TSR_ROLE_OUT && n) *empty = 0;
   }
-  for (size_t i = 0; i < buffer_count; ++i) {
-    BINDING(i);
-    if ((uintptr_t)buffers[i].data % tsr_dtype_size(bi.dtype) != 0)
-      REJECT(TSR_ERROR_MISALIGNED, "%s: buffer '%s' is not aligned to %zu bytes", name, bi.name,
-             tsr_dtype_size(bi.dtype));
-  }
+  for (size_t i = 0; i < buffer_count; ++i)
+    if (!address_of(v, i) && need[i])
+      REJECT(TSR_ERROR_NULL_ARGUMENT, "%s: buffer '%s' is NULL", name, k->buffers[i].name);
+  for (size_t i = 0; i < buffer_count; ++i)
+    if (address_of(v, i) % tsr_dtype_size(k->buffers[i].dtype) != 0)
+      REJECT(TSR_ERROR_MISALIGNED, "%s: buffer '%s' is not aligned to %zu bytes", name, k->buffers[i].name,
+             tsr_dtype_size(k->buffers[i].dtype));
   return TSR_OK;
+}
+
+enum { SMALL = 16 };
+
+/* Validates, skips an empty problem, and hands the rest to the backend. */
+static tsr_status run(tsr_kernel* k, const launch_view* v, int have_buffers, size_t buffer_count,
+                      const int64_t* scalars, size_t scalar_count, int device, void* stream) {
+  tsr_message_for(TSR_MSG_KERNEL, k)[0] = 0;
+  uint64_t need_small[SMALL];
+  void* host_small[SMALL];
+  uint64_t dev_small[SMALL];
+  /* buffer_count is only trusted once it matches the ABI (validate checks it first). */
+  size_t n = buffer_count == k->info.buffer_count ? buffer_count : 0;
+  uint64_t* need = n <= SMALL ? need_small : (uint64_t*)malloc(n * sizeof *need);
+  if (!need) return TSR_ERROR_OUT_OF_MEMORY;
+  int empty = 0;
+  tsr_status s = validate(k, v, have_buffers, buffer_count, scalars, scalar_count, need, &empty);
+  if (s == TSR_OK && !empty) {
+    tsr_launch_args args = {n, scalar_count, NULL, NULL, need, scalars, device, stream};
+    void** host = NULL;
+    uint64_t* dev = NULL;
+    if (v->host) {
+      host = n <= SMALL ? host_small : (void**)malloc(n * sizeof *host);
+      for (size_t i = 0; host && i < n; ++i) host[i] = v->host[i].data;
+      args.host = host;
+    } else {
+      dev = n <= SMALL ? dev_small : (uint64_t*)malloc(n * sizeof *dev);
+      for (size_t i = 0; dev && i < n; ++i) dev[i] = v->device[i].ptr;
+      args.device = dev;
+    }
+    if (!host && !dev) s = TSR_ERROR_OUT_OF_MEMORY;
+    else s = k->backend->launch(k, &args, KMSG(k));
+    if (host != host_small) free(host);
+    if (dev != dev_small) free(dev);
+  }
+  if (need != need_small) free(need);
+  return s;
 }
 
 tsr_status tsr_kernel_launch(tsr_kernel* k, const tsr_buffer_arg* buffers, size_t buffer_count,
                              const int64_t* scalars, size_t scalar_count, tsr_selection* out_selection) {
   if (!k) return TSR_ERROR_NULL_ARGUMENT;
-  k->message[0] = 0;
-  tsr_status s = validate(k, buffers, buffer_count, scalars, scalar_count);
-  if (s != TSR_OK) return s;
-  tsr_launch_args args = {buffers, buffer_count, NULL, scalars, scalar_count};
-  if (k->loaded.backend == TSR_BACKEND_X86) {
-    s = tsr_x86_launch(&k->loaded, &args);
-  } else if (k->loaded.backend == TSR_BACKEND_CUDA) {
-    /* Valid: buffer_count is the ABI's own count and every size fits. */
-    uint64_t need_small[16];
-    uint64_t* need = buffer_count <= 16 ? need_small : (uint64_t*)calloc(buffer_count, sizeof *need);
-    if (!need) return TSR_ERROR_OUT_OF_MEMORY;
-    tsr_binding_info bi;
-    for (size_t i = 0; i < buffer_count && s == TSR_OK; ++i)
-      if (tsr_kernel_binding_at(k->archive, k->index, i, &bi) != TSR_OK ||
-          !required_bytes(k, i, bi.dtype, scalars, &need[i]))
-        s = TSR_ERROR_CORRUPT;   /* validate read the same records */
-    args.required_bytes = need;
-    if (s == TSR_OK)
-      s = tsr_cuda_launch(&k->loaded, &args, k->archive, k->index, k->selection.variant, k->message,
-                          sizeof k->message);
-    if (need != need_small) free(need);
-  } else {
-    s = TSR_ERROR_UNSUPPORTED;
-  }
+  static const tsr_buffer_arg none[1];
+  launch_view v = {buffers ? buffers : none, NULL};
+  tsr_status s = run(k, &v, buffers != NULL, buffer_count, scalars, scalar_count, k->options.device, NULL);
   if (s == TSR_OK && out_selection) *out_selection = k->selection;
   return s;
+}
+
+tsr_status tsr_kernel_launch_device(tsr_kernel* k, int device, void* stream,
+                                    const tsr_device_buffer* buffers, size_t buffer_count,
+                                    const int64_t* scalars, size_t scalar_count) {
+  if (!k) return TSR_ERROR_NULL_ARGUMENT;
+  if (!k->backend->takes_device_pointers) {
+    tsr_set_message(KMSG(k), "%s: a %s kernel takes host pointers (tsr_kernel_launch)", k->info.name,
+                    k->backend->kind);
+    return TSR_ERROR_INVALID_ARGUMENT;
+  }
+  if (device < 0) {
+    tsr_set_message(KMSG(k), "%s: device ordinal %d is negative", k->info.name, device);
+    return TSR_ERROR_INVALID_ARGUMENT;
+  }
+  static const tsr_device_buffer none[1];
+  launch_view v = {NULL, buffers ? buffers : none};
+  return run(k, &v, buffers != NULL, buffer_count, scalars, scalar_count, device, stream);
 }

@@ -196,14 +196,15 @@ tsr_status tsr_variant_metadata_find(const tsr_archive* a, size_t kernel, size_t
 tsr_status tsr_variant_blob(tsr_archive* a, size_t kernel, size_t variant, const void** out_data,
                             size_t* out_size) {
   if (!a || !out_data || !out_size) return TSR_ERROR_NULL_ARGUMENT;
-  tsr_status s = kernel_ready(a, kernel, a->message, sizeof a->message);
+  tsr_status s = kernel_ready(a, kernel, TSR_MSG(TSR_MSG_ARCHIVE, a));
   if (s != TSR_OK) return s;
   uint32_t g = 0;
   const uint8_t* vr = tsr_variant_rec(a, kernel, variant, &g);
   if (!vr) return TSR_ERROR_INVALID_ARGUMENT;
-  s = tsr_blob_check(a, g, 0);
+  const uint8_t* bytes = NULL;
+  s = tsr_blob_check(a, g, 0, &bytes);
   if (s != TSR_OK) return s;
-  *out_data = tsr_blob_bytes(a, g);   /* read by the check above */
+  *out_data = bytes;
   *out_size = (size_t)tsr_le64(vr + 56);
   return TSR_OK;
 }

@@ -1,96 +1,53 @@
-/* Variant selection: x86-64 psABI levels (detected in cpu_x86.c), CUDA
- * compute capability with PTX fallback, AMD gfx name, XDNA NPU name. Preference across kinds: cuda, hip, xdna, x86. */
-#include <stdio.h>
-#include <stdlib.h>
-
-#include "tsr_cpu_x86.h"
+/* Variant selection across backends. Each backend picks the best variant of
+ * its own kind (backend_*.c); this file walks them in preference order
+ * (backends.c) and asks only those the kernel has variants for, so an
+ * archive with only x86 variants never initializes a GPU driver. */
 #include "tsr_internal.h"
 
-int tsr_x86_level(void) { return tsr_x86_features() & 0xff; }
-
-/* "v3" -> 6, "v4+amx" -> 9, anything else -> -1. */
-static int x86_arch_score(const char* arch) {
-  if (arch[0] != 'v' || arch[1] < '1' || arch[1] > '4') return -1;
-  int level = arch[1] - '0';
-  if (arch[2] == 0) return level * 2;
-  if (strcmp(arch + 2, "+amx") == 0) return level * 2 + 1;
-  return -1;
-}
-
-static int wants(const tsr_select_options* o, const char* kind) {
+int tsr_select_wants_kind(const tsr_select_options* o, const char* kind) {
   return !o || !o->target_kind || strcmp(o->target_kind, kind) == 0;
 }
 
-/* Best variant of one kind; -1 when none fits. */
-static long best_of_kind(const tsr_archive* a, size_t kernel, const char* kind, const char* exact,
-                         tsr_artifact_kind artifact, int x86_feat) {
-  tsr_kernel_info ki;
-  if (tsr_archive_kernel_at(a, kernel, &ki) != TSR_OK) return -1;
-  long best = -1;
-  int best_score = -1;
-  for (size_t v = 0; v < ki.variant_count; ++v) {
-    tsr_variant_info vi;
-    if (tsr_kernel_variant_at(a, kernel, v, &vi) != TSR_OK) continue;
-    if (strcmp(vi.target_kind, kind) != 0 || vi.artifact_kind != artifact) continue;
-    if (exact) {
-      if (strcmp(vi.arch, exact) == 0) return (long)v;
-      continue;
-    }
-    int score = x86_arch_score(vi.arch);
-    int level = x86_feat & 0xff, amx = x86_feat >> 8 & 1;
-    if (score < 0 || score / 2 > level || ((score & 1) && !amx)) continue;
-    if (score > best_score) {
-      best_score = score;
-      best = (long)v;
-    }
-  }
-  return best;
+int tsr_select_wants_arch(const tsr_select_options* o, const char* arch) {
+  return !o || !o->arch || strcmp(o->arch, arch) == 0;
 }
 
-static tsr_status fill(const tsr_archive* a, size_t kernel, long v, const char* route, tsr_selection* out) {
-  tsr_variant_info vi;
-  tsr_status s = tsr_kernel_variant_at(a, kernel, (size_t)v, &vi);   /* read by best_of_kind already */
-  if (s != TSR_OK) return s;
-  out->variant = (size_t)v;
-  out->target_kind = vi.target_kind;
-  out->arch = vi.arch;
-  out->route = route;
-  return TSR_OK;
+int tsr_kernel_has_kind(const tsr_archive* a, size_t kernel, const char* kind) {
+  tsr_kernel_info ki;
+  if (tsr_archive_kernel_at(a, kernel, &ki) != TSR_OK) return 0;
+  for (size_t v = 0; v < ki.variant_count; ++v) {
+    tsr_variant_info vi;
+    if (tsr_kernel_variant_at(a, kernel, v, &vi) == TSR_OK && strcmp(vi.target_kind, kind) == 0) return 1;
+  }
+  return 0;
 }
 
 tsr_status tsr_kernel_select(tsr_archive* a, size_t kernel, const tsr_select_options* o,
                              tsr_selection* out) {
   if (!a || !out) return TSR_ERROR_NULL_ARGUMENT;
   if (kernel >= a->kern.count) return TSR_ERROR_INVALID_ARGUMENT;
-  tsr_status checked = tsr_kernel_check(a, kernel, a->message, sizeof a->message);
-  if (checked != TSR_OK) return checked;
-  int device_seen = 0;
-  long v;
-  char name[64];
-  int cc = 0;
-  if (wants(o, "cuda") && tsr_cuda_probe(&cc) == TSR_OK) {
-    device_seen = 1;
-    snprintf(name, sizeof name, "sm_%d", cc);
-    if ((v = best_of_kind(a, kernel, "cuda", name, TSR_ARTIFACT_CUBIN, 0)) >= 0)
-      return fill(a, kernel, v, "cubin", out);
-    if ((v = best_of_kind(a, kernel, "cuda", "ptx", TSR_ARTIFACT_PTX, 0)) >= 0)
-      return fill(a, kernel, v, "ptx-jit", out);
+  if (o && o->device < 0) return TSR_ERROR_INVALID_ARGUMENT;
+  tsr_status s = tsr_kernel_check(a, kernel, TSR_MSG(TSR_MSG_ARCHIVE, a));
+  if (s != TSR_OK) return s;
+  int asked = 0, device_seen = 0;
+  for (size_t b = 0; b < tsr_backend_count; ++b) {
+    const tsr_backend* backend = tsr_backends[b];
+    if (!tsr_select_wants_kind(o, backend->kind) || !tsr_kernel_has_kind(a, kernel, backend->kind)) continue;
+    size_t v = 0;
+    const char* route = NULL;
+    asked = 1;
+    s = backend->select(a, kernel, o, &v, &route);
+    if (s == TSR_OK) {
+      tsr_variant_info vi;
+      if ((s = tsr_kernel_variant_at(a, kernel, v, &vi)) != TSR_OK) return s;
+      out->variant = v;
+      out->target_kind = vi.target_kind;
+      out->arch = vi.arch;
+      out->route = route;
+      return TSR_OK;
+    }
+    if (s != TSR_ERROR_NO_DEVICE) device_seen = 1;
   }
-  if (wants(o, "hip") && tsr_hip_probe(name, sizeof name) == TSR_OK) {
-    device_seen = 1;
-    if ((v = best_of_kind(a, kernel, "hip", name, TSR_ARTIFACT_CODE_OBJECT, 0)) >= 0)
-      return fill(a, kernel, v, "code_object", out);
-  }
-  if (wants(o, "xdna") && tsr_xrt_probe(name, sizeof name) == TSR_OK) {
-    device_seen = 1;
-    if ((v = best_of_kind(a, kernel, "xdna", name, TSR_ARTIFACT_XCLBIN, 0)) >= 0)
-      return fill(a, kernel, v, "xclbin", out);
-  }
-  int feat = o && o->x86_level ? o->x86_level : tsr_x86_features();
-  if (wants(o, "x86") && (feat & 0xff) > 0) {
-    device_seen = 1;
-    if ((v = best_of_kind(a, kernel, "x86", NULL, TSR_ARTIFACT_SHARED_OBJECT, feat)) >= 0)
-      return fill(a, kernel, v, "memfd+dlopen", out);
-  }
-  return device_seen ? TSR_ERROR_NO_VARIANT : TSR_ERROR_NO_DEVICE;
+  /* NO_DEVICE only when every kind the kernel has lacks its device. */
+  return asked && !device_seen ? TSR_ERROR_NO_DEVICE : TSR_ERROR_NO_VARIANT;
 }

@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <pthread.h>
 #include <string.h>
 
 #include "tesserart.h"
@@ -76,7 +77,7 @@ struct tsr_archive {
    * builtins: const accessors record the first-use check of a kernel here,
    * and concurrent readers of one archive may race to do it. */
   unsigned char* kernel_state;
-  char message[256];        /* last failure of a load on this archive */
+  pthread_mutex_t lock;      /* guards the lazy blob reads and checks and tsr_map_all */
 };
 
 /* Per-kernel lazy state: the records a kernel owns are checked on first use. */
@@ -130,11 +131,12 @@ uint32_t tsr_crc32c_portable(const void* data, size_t size);
 /* archive.c */
 /* File archives: maps the whole file (verify and TSR_OPEN_VERIFY_BLOBS scan it all). */
 tsr_status tsr_map_all(struct tsr_archive* a);
-/* The bytes of blob v (global variant index), read from the file on first
- * use where the archive is not in memory; NULL with a->message set on error. */
-const uint8_t* tsr_blob_bytes(struct tsr_archive* a, uint32_t v);
-/* CRC-32C of the blob (first use), or its SHA-256 and CRC-32C when full is set. */
-tsr_status tsr_blob_check(struct tsr_archive* a, uint32_t global_variant, int full);
+/* CRC-32C of blob v (global variant index) on first use, or its SHA-256 and
+ * CRC-32C when full is set; out_bytes (may be NULL) receives the blob, read
+ * from the file on first use where the archive is not in memory. Thread-safe
+ * (a->lock); the archive's thread-local message says why on failure. */
+tsr_status tsr_blob_check(struct tsr_archive* a, uint32_t global_variant, int full,
+                          const uint8_t** out_bytes);
 void tsr_set_message(char* buf, size_t size, const char* fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
@@ -143,48 +145,124 @@ const uint8_t* tsr_kernel_rec(const struct tsr_archive* a, size_t kernel);
 const uint8_t* tsr_variant_rec(const struct tsr_archive* a, size_t kernel, size_t variant,
                                uint32_t* out_global);
 
-/* ---- backends ------------------------------------------------------------ */
-/* Loaded code of one variant, owned by a tsr_kernel. */
-typedef struct tsr_loaded {
-  void* handle;             /* dlopen handle / CUmodule */
-  void* function;           /* entry point / CUfunction */
-  int backend;              /* TSR_BACKEND_* */
-  int fd;                   /* x86: the scratch file, open while the library is loaded */
-} tsr_loaded;
+/* ---- thread-local messages ----------------------------------------------- */
+/* The calling thread's last message about an archive or a kernel: written
+ * by failing calls, read by tsr_*_last_message. Per thread, so concurrent
+ * calls never write one buffer. One slot per kind of owner; taking a slot
+ * for another owner clears it. TSR_MSG(slot, owner) expands to the
+ * (buffer, size) pair tsr_set_message takes. */
+enum { TSR_MSG_ARCHIVE = 0, TSR_MSG_KERNEL = 1 };
+#define TSR_MESSAGE_SIZE 256
+char* tsr_message_for(int slot, const void* owner);
+const char* tsr_message_of(int slot, const void* owner);   /* "" unless the slot is owner's */
+#define TSR_MSG(slot, owner) tsr_message_for((slot), (owner)), TSR_MESSAGE_SIZE
 
-enum { TSR_BACKEND_X86 = 1, TSR_BACKEND_CUDA = 2, TSR_BACKEND_HIP = 3, TSR_BACKEND_XRT = 4 };
+/* ---- kernels and backends ------------------------------------------------- */
+/* One buffer binding, cached at load so a launch reads no archive record. */
+typedef struct tsr_buffer_abi {
+  const char* name;
+  tsr_dtype dtype;
+  tsr_role role;
+  uint32_t dim_first;       /* into tsr_kernel.dims */
+  uint32_t dim_count;
+} tsr_buffer_abi;
 
-/* The validated launch as every backend sees it. */
+/* One extent: static (scalar < 0) or runtime scalar number `scalar`. */
+typedef struct tsr_dim_abi {
+  int64_t value;
+  int32_t scalar;
+} tsr_dim_abi;
+
+struct tsr_backend;
+
+struct tsr_kernel {
+  tsr_archive* archive;
+  size_t index;                     /* kernel index in the archive */
+  tsr_kernel_info info;
+  tsr_selection selection;          /* as selected at load (options->device for GPU kinds) */
+  tsr_select_options options;       /* what load was given (target_kind/arch point into the archive
+                                       or are NULL); GPU backends reselect per device with them */
+  const struct tsr_backend* backend;
+  void* backend_state;              /* owned by the backend: load creates, unload frees */
+  tsr_buffer_abi* buffers;          /* info.buffer_count */
+  tsr_dim_abi* dims;
+};
+
+/* A launch that passed validation, as a backend sees it. Exactly one of
+ * host / device is set. */
 typedef struct tsr_launch_args {
-  const tsr_buffer_arg* buffers;
   size_t buffer_count;
-  const uint64_t* required_bytes;  /* per buffer, computed from the ABI (CUDA only; NULL for x86) */
-  const int64_t* scalars;
   size_t scalar_count;
+  void* const* host;                /* tsr_kernel_launch: data pointers in ABI order */
+  const uint64_t* device;           /* tsr_kernel_launch_device: device addresses in ABI order */
+  const uint64_t* required_bytes;   /* per buffer: elements(shape) * dtype size */
+  const int64_t* scalars;
+  int device_ordinal;               /* device launches */
+  void* stream;                     /* device launches; NULL: the default stream */
 } tsr_launch_args;
 
-tsr_status tsr_x86_load(const void* blob, size_t size, const char* entry, tsr_loaded* out,
-                        char* msg, size_t msg_size);
-/* tsr_x86_load with a chosen scratch file: a memfd (the default; falls back
- * to a temporary file where memfd_create fails) or the temporary file. */
+/* One target kind in the stub. Adding a target is one file defining one of
+ * these and one row in backends.c (docs/adding-a-target.md). */
+typedef struct tsr_backend {
+  const char* kind;                 /* the variants' target_kind: "x86", "cuda", ... */
+  const char* launch_name;          /* for messages: "tsr_kernel_launch", ... */
+  int takes_device_pointers;        /* 1: tsr_kernel_launch_device is this kind's launch */
+  /* Best variant of `kernel` of this kind for this machine (options->device
+   * for GPUs), without loading. Called only when the kernel has a variant of
+   * this kind, so a driver is initialized only then. TSR_ERROR_NO_DEVICE: no
+   * driver or device; TSR_ERROR_NO_VARIANT: none fits. */
+  tsr_status (*select)(const tsr_archive* a, size_t kernel, const tsr_select_options* options,
+                       size_t* out_variant, const char** out_route);
+  /* Loads k->selection's variant (blob checked) into k->backend_state. */
+  tsr_status (*load)(struct tsr_kernel* k, const void* blob, size_t size,
+                     const tsr_variant_info* variant, char* msg, size_t msg_size);
+  /* Runs a validated, non-empty launch. Safe to call from many threads. */
+  tsr_status (*launch)(struct tsr_kernel* k, const tsr_launch_args* args, char* msg,
+                       size_t msg_size);
+  void (*unload)(struct tsr_kernel* k);
+} tsr_backend;
+
+/* backends.c: every backend, in selection preference order (cuda, hip, xdna, x86). */
+extern const tsr_backend* const tsr_backends[];
+extern const size_t tsr_backend_count;
+const tsr_backend* tsr_backend_for_kind(const char* kind);  /* NULL if unknown */
+/* 1 when kernel k has a variant whose target_kind is `kind`. */
+int tsr_kernel_has_kind(const struct tsr_archive* a, size_t k, const char* kind);
+/* select.c: whether options (may be NULL) allow this kind / this arch. */
+int tsr_select_wants_kind(const tsr_select_options* o, const char* kind);
+int tsr_select_wants_arch(const tsr_select_options* o, const char* arch);
+
+extern const tsr_backend tsr_backend_x86;
+extern const tsr_backend tsr_backend_cuda;
+extern const tsr_backend tsr_backend_hip;
+extern const tsr_backend tsr_backend_xdna;
+
+/* x86 (backend_x86.c): one loaded shared object. Loading with a chosen
+ * scratch file: a memfd (the default; falls back to a temporary file where
+ * memfd_create fails) or the temporary file; tests reach the fallback here. */
+typedef struct tsr_x86_loaded {
+  void* handle;             /* dlopen handle */
+  void* function;           /* the entry */
+  int fd;                   /* the scratch file, open while the library is loaded */
+} tsr_x86_loaded;
 enum { TSR_X86_SCRATCH_MEMFD = 0, TSR_X86_SCRATCH_TMPFILE = 1 };
 tsr_status tsr_x86_load_with(int scratch, const void* blob, size_t size, const char* entry,
-                             tsr_loaded* out, char* msg, size_t msg_size);
-tsr_status tsr_x86_launch(const tsr_loaded* l, const tsr_launch_args* args);
-void tsr_x86_unload(tsr_loaded* l);
+                             tsr_x86_loaded* out, char* msg, size_t msg_size);
+/* Calls the loaded entry on host pointers and scalars. */
+tsr_status tsr_x86_call(const tsr_x86_loaded* l, void* const* buffers, const int64_t* scalars);
+void tsr_x86_unload_loaded(tsr_x86_loaded* l);
 
-/* CUDA: probe returns TSR_OK and the compute capability (major*10+minor). */
-tsr_status tsr_cuda_probe(int* out_cc);
-tsr_status tsr_cuda_load(const void* blob, size_t size, int is_ptx, const char* entry,
-                         tsr_loaded* out, char* msg, size_t msg_size);
-tsr_status tsr_cuda_launch(const tsr_loaded* l, const tsr_launch_args* args,
-                           const struct tsr_archive* a, size_t kernel, size_t variant,
-                           char* msg, size_t msg_size);
-void tsr_cuda_unload(tsr_loaded* l);
+/* CUDA: probe returns TSR_OK and the compute capability (major*10+minor) of
+ * device ordinal `device`. */
+tsr_status tsr_cuda_probe(int device, int* out_cc);
 /* "x,y,z" of cuda.block / cuda.grid, each INT | NAME | cdiv(INT_OR_NAME,INT)
- * with NAME a runtime scalar of the kernel; 1 when all three are in 1..2^31-1. */
-int tsr_cuda_eval_triple(const char* text, const struct tsr_archive* a, size_t kernel,
-                         const int64_t* scalars, unsigned out[3]);
+ * with NAME one of scalar_names (scalars[i] its value). Returns NULL and the
+ * three values when they are valid for `what` ("grid": x in 1..2^31-1, y and
+ * z in 1..65535; "block": x, y in 1..1024, z in 1..64, product <= 1024), or
+ * a static string saying what is wrong. The compiler checks its launch
+ * geometry with this same function. */
+const char* tsr_cuda_eval_triple(const char* text, const char* what, const char* const* scalar_names,
+                                 const int64_t* scalars, size_t scalar_count, unsigned out[3]);
 
 tsr_status tsr_hip_probe(char* out_gfx, size_t gfx_size);
 tsr_status tsr_xrt_probe(char* out_npu, size_t npu_size);

@@ -244,8 +244,8 @@ static tsr_status check_blob_area(struct tsr_archive* a, char* msg, size_t msg_s
     if (!all_zero(a->data + pos, limit - pos))
       CORRUPT("nonzero padding in [%llu, %llu)", (unsigned long long)pos, (unsigned long long)limit);
     if (v == a->vars.count) break;
-    tsr_status s = tsr_blob_check(a, v, 1);
-    if (s != TSR_OK) FAIL(s, "%s", a->message);
+    tsr_status s = tsr_blob_check(a, v, 1, NULL);
+    if (s != TSR_OK) FAIL(s, "%s", tsr_message_for(TSR_MSG_ARCHIVE, a));
     pos = limit + tsr_le64(tsr_rec(&a->vars, v) + 56);
   }
   return TSR_OK;
@@ -255,7 +255,7 @@ tsr_status tsr_archive_verify(tsr_archive* a, char* msg, size_t msg_size) {
   if (!a) return TSR_ERROR_NULL_ARGUMENT;
   tsr_set_message(msg, msg_size, "%s", "");
   tsr_status s = tsr_map_all(a);
-  if (s != TSR_OK) FAIL(s, "%s", a->message);
+  if (s != TSR_OK) FAIL(s, "%s", tsr_message_for(TSR_MSG_ARCHIVE, a));
   /* Open checked the index's CRC-32C; the SHA-256 catches what a CRC can miss. */
   uint8_t digest[32];
   tsr_sha256(a->data + tsr_le64(a->data + 24), (size_t)tsr_le64(a->data + 32), digest);

@@ -7,8 +7,8 @@
 #include "tesserart.h"
 
 // Internal to the stub (runtime-stub/src/tsr_internal.h); reachable when linked statically.
-extern "C" int tsr_cuda_eval_triple(const char* text, const tsr_archive* a, size_t kernel,
-                                    const int64_t* scalars, unsigned out[3]);
+extern "C" const char* tsr_cuda_eval_triple(const char* text, const char* what, const char* const* names,
+                                            const int64_t* scalars, size_t scalar_count, unsigned out[3]);
 
 namespace tsr {
 namespace {
@@ -79,10 +79,12 @@ TEST(StubSelect, GpuAndNpuBackendsReportNoDeviceCleanly) {
   if (library_present("libcuda.so.1")) {
     GTEST_SKIP() << "libcuda.so.1 is present; the no-device path is not reachable here";
   }
+  // vadd has a cuda variant: the driver is probed and is absent. It has no
+  // hip or xdna variant: those drivers are never touched, nothing fits.
   for (const char* kind : {"cuda", "hip", "xdna"}) {
-    tsr_select_options opt{kind, 0};
+    tsr_select_options opt{kind, 0, nullptr, 0};
     int rc = testing::run_in_child([&] { return int(tsr_kernel_select(o.archive, k, &opt, &sel)); });
-    EXPECT_EQ(rc, TSR_ERROR_NO_DEVICE) << kind;
+    EXPECT_EQ(rc, std::string(kind) == "cuda" ? TSR_ERROR_NO_DEVICE : TSR_ERROR_NO_VARIANT) << kind;
   }
   // Without a GPU, an unrestricted load of vadd falls back to x86.
   tsr_kernel* kernel = nullptr;
@@ -90,9 +92,10 @@ TEST(StubSelect, GpuAndNpuBackendsReportNoDeviceCleanly) {
   ASSERT_EQ(tsr_kernel_selection(kernel, &sel), TSR_OK);
   EXPECT_STREQ(sel.target_kind, "x86");
   tsr_kernel_unload(kernel);
-  tsr_select_options any{nullptr, 0};
+  // scale has only a cuda variant: every kind it has lacks its device.
+  tsr_select_options any{nullptr, 0, nullptr, 0};
   ASSERT_EQ(tsr_archive_find_kernel(o.archive, "scale", &k), TSR_OK);
-  EXPECT_EQ(tsr_kernel_select(o.archive, k, &any, &sel), TSR_ERROR_NO_VARIANT);
+  EXPECT_EQ(tsr_kernel_select(o.archive, k, &any, &sel), TSR_ERROR_NO_DEVICE);
 }
 
 TEST(StubSelect, IntrospectionMatchesTheContents) {
@@ -128,21 +131,40 @@ TEST(StubSelect, IntrospectionMatchesTheContents) {
   EXPECT_EQ(tsr_archive_kernel_at(nullptr, 0, &ki), TSR_ERROR_NULL_ARGUMENT);
 }
 
-// The CUDA launch geometry expressions, checked without a GPU.
+// The CUDA launch geometry expressions and limits, checked without a GPU
+// (the compiler checks its geometry with this same function).
 TEST(StubCudaGeometry, EvaluatesIntNameAndCdiv) {
-  Opened o(testing::sample_contents());
-  size_t k;
-  ASSERT_EQ(tsr_archive_find_kernel(o.archive, "vadd", &k), TSR_OK);
+  const char* names[] = {"n"};
   const int64_t n = 1000;
   unsigned v[3];
-  ASSERT_TRUE(tsr_cuda_eval_triple("cdiv(n,256),1,1", o.archive, k, &n, v));
+  ASSERT_EQ(tsr_cuda_eval_triple("cdiv(n,256),1,1", "grid", names, &n, 1, v), nullptr);
   EXPECT_EQ(v[0], 4u);
-  ASSERT_TRUE(tsr_cuda_eval_triple("cdiv(1024,256),2,n", o.archive, k, &n, v));
+  ASSERT_EQ(tsr_cuda_eval_triple("cdiv(1024,256),2,n", "grid", names, &n, 1, v), nullptr);
   EXPECT_EQ(v[0], 4u);
   EXPECT_EQ(v[1], 2u);
   EXPECT_EQ(v[2], 1000u);
-  for (const char* bad : {"cdiv(n,0),1,1", "1,1", "1,1,1,1", "m,1,1", "0,1,1", "cdiv(n,256,1,1", "", "99999999999,1,1"})
-    EXPECT_FALSE(tsr_cuda_eval_triple(bad, o.archive, k, &n, v)) << bad;
+  EXPECT_STREQ(tsr_cuda_eval_triple("99999999999,1,1", "grid", names, &n, 1, v), "exceeds the grid limit (x 2^31-1, y and z 65535)");
+  for (const char* bad : {"cdiv(n,0),1,1", "m,1,1", "cdiv(n,256,1,1"})
+    EXPECT_STREQ(tsr_cuda_eval_triple(bad, "grid", names, &n, 1, v), "does not parse or names an unknown scalar") << bad;
+  for (const char* bad : {"1,1", "1,1,1,1"})
+    EXPECT_STREQ(tsr_cuda_eval_triple(bad, "grid", names, &n, 1, v), "does not have three components") << bad;
+  EXPECT_STREQ(tsr_cuda_eval_triple("0,1,1", "grid", names, &n, 1, v), "has a component below 1");
+  EXPECT_STREQ(tsr_cuda_eval_triple("", "grid", names, &n, 1, v), "does not parse or names an unknown scalar");
+}
+
+TEST(StubCudaGeometry, GridAndBlockLimitsPerAxis) {
+  const char* names[] = {"big"};
+  const int64_t big = 65536;
+  unsigned v[3];
+  EXPECT_EQ(tsr_cuda_eval_triple("2147483647,65535,65535", "grid", names, &big, 1, v), nullptr);
+  EXPECT_STREQ(tsr_cuda_eval_triple("2147483648,1,1", "grid", names, &big, 1, v), "exceeds the grid limit (x 2^31-1, y and z 65535)");
+  EXPECT_STREQ(tsr_cuda_eval_triple("1,big,1", "grid", names, &big, 1, v), "exceeds the grid limit (x 2^31-1, y and z 65535)");
+  EXPECT_STREQ(tsr_cuda_eval_triple("1,1,big", "grid", names, &big, 1, v), "exceeds the grid limit (x 2^31-1, y and z 65535)");
+  EXPECT_EQ(tsr_cuda_eval_triple("1024,1,1", "block", names, &big, 1, v), nullptr);
+  EXPECT_EQ(tsr_cuda_eval_triple("16,16,4", "block", names, &big, 1, v), nullptr);
+  EXPECT_STREQ(tsr_cuda_eval_triple("1025,1,1", "block", names, &big, 1, v), "exceeds the block limit (x and y 1024, z 64)");
+  EXPECT_STREQ(tsr_cuda_eval_triple("1,1,65", "block", names, &big, 1, v), "exceeds the block limit (x and y 1024, z 64)");
+  EXPECT_STREQ(tsr_cuda_eval_triple("32,32,2", "block", names, &big, 1, v), "has more than 1024 threads per block");
 }
 
 TEST(StubOpen, CopiedMemoryOutlivesTheCallersBuffer) {

@@ -134,26 +134,25 @@ TEST(StubX86Fallback, TemporaryFilesLoadedAtOnceKeepTheirOwnCode) {
   const std::vector<uint8_t>& v2 = testing::vadd_object(2);
   ASSERT_FALSE(v1.empty());
   char msg[256] = "";
-  tsr_loaded first{}, second{};
+  tsr_x86_loaded first{}, second{};
   ASSERT_EQ(tsr_x86_load_with(TSR_X86_SCRATCH_TMPFILE, v1.data(), v1.size(), "vadd_tsr_entry", &first, msg, sizeof msg), TSR_OK) << msg;
   ASSERT_EQ(tsr_x86_load_with(TSR_X86_SCRATCH_TMPFILE, v2.data(), v2.size(), "vadd_tsr_entry", &second, msg, sizeof msg), TSR_OK) << msg;
   EXPECT_NE(first.handle, second.handle);
   Buffers b;
-  uint64_t need[3] = {256, 256, 256};
-  tsr_launch_args args{b.args, 3, need, &b.n, 1};
-  ASSERT_EQ(tsr_x86_launch(&first, &args), TSR_OK);
+  void* const ptrs[3] = {b.x.data(), b.y.data(), b.out.data()};
+  ASSERT_EQ(tsr_x86_call(&first, ptrs, &b.n), TSR_OK);
   EXPECT_EQ(b.out[5], 7.f);
-  ASSERT_EQ(tsr_x86_launch(&second, &args), TSR_OK);
+  ASSERT_EQ(tsr_x86_call(&second, ptrs, &b.n), TSR_OK);
   EXPECT_EQ(b.out[5], 9.f);
-  tsr_x86_unload(&first);
-  tsr_x86_unload(&second);
+  tsr_x86_unload_loaded(&first);
+  tsr_x86_unload_loaded(&second);
   EXPECT_EQ(first.fd, -1);
 }
 
 TEST(StubX86Fallback, MissingEntryIsALoadFailureThatLeaksNothing) {
   const std::vector<uint8_t>& v1 = testing::vadd_object(1);
   char msg[256] = "";
-  tsr_loaded l{};
+  tsr_x86_loaded l{};
   EXPECT_EQ(tsr_x86_load_with(TSR_X86_SCRATCH_MEMFD, v1.data(), v1.size(), "nope", &l, msg, sizeof msg),
             TSR_ERROR_LOAD_FAILED);
   EXPECT_STREQ(msg, "x86 artifact does not export 'nope'");

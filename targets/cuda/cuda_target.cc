@@ -83,10 +83,7 @@ class CudaTarget final : public Target {
     artifact.key = sha256_hex("tesserac-cuda-artifact-v1\n" + artifact.target.str() + "\n" + artifact.toolchain +
                               "\n" + sha256_hex(source));
 
-    const cuda::LaunchPlan plan = cuda::emit_kernel(spec).plan;
-    artifact.metadata["cuda.block"] = plan.block_text();
-    artifact.metadata["cuda.grid"] = plan.grid_text();
-    artifact.metadata["cuda.shared_bytes"] = std::to_string(plan.shared_bytes);
+    cuda::emit_kernel(spec).plan.write_metadata(artifact.metadata);
     artifact.metadata["cuda.ptx_arch"] = "compute_" + std::to_string(cuda::kPtxComputeCapability);
     artifact.metadata["cuda.nvrtc_version"] = tk.nvrtc_version();
     if (sm) artifact.metadata["cuda.nvjitlink_version"] = tk.nvjitlink_version();

@@ -1,5 +1,5 @@
 /* Internal declarations of the runtime stub. The on-disk layout these
- * structures mirror is docs/archive-format.md (format 1.0). */
+ * structures mirror is docs/archive-format.md (format 2.0). */
 #ifndef TSR_INTERNAL_H
 #define TSR_INTERNAL_H
 
@@ -11,7 +11,7 @@
 
 #include "tesserart.h"
 
-#define TSR_MAJOR 1
+#define TSR_MAJOR 2
 #define TSR_MINOR 0
 #define TSR_HEADER_SIZE_V1 128u
 #define TSR_KERN_RECORD 56u

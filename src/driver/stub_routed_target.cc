@@ -41,10 +41,12 @@ std::string StubRoutedTarget::route() const {
 // same loaded variant, as an application holding a tsr_kernel would.
 Status StubRoutedTarget::load(const KernelSpec& spec) const {
   if (kernel_) return ok();
-  tsr_select_options options{target_.kind.c_str(), 0};
-  // Pretending the CPU's level makes the stub pick exactly the tier under
-  // test; the oracle asked device() first, so the CPU does have it.
-  if (target_.kind == "x86" && target_.arch.size() == 2 && target_.arch[0] == 'v') options.x86_level = target_.arch[1] - '0';
+  // Exactly the target under test, whatever else the archive holds and the
+  // machine could run better; the oracle asked device() first, so the
+  // machine does run it.
+  tsr_select_options options{};
+  options.target_kind = target_.kind.c_str();
+  options.arch = target_.arch.c_str();
   tsr_kernel* kernel = nullptr;
   const tsr_status st = tsr_kernel_load(archive_, spec.name.c_str(), &options, &kernel);
   if (st != TSR_OK)

@@ -2,8 +2,9 @@
 // the oracle checks exactly what an application calling tsr_kernel_launch
 // gets: the shipped bytes, the stub's selection and its ABI validation.
 // `test --archive` routes the archive's variants through it, and `test` and
-// `build` route each freshly compiled x86 artifact through it from a
-// one-kernel archive written in memory (docs/oracle.md, "Launch path").
+// `build` route each freshly compiled artifact of a kind the stub launches
+// through it from a one-kernel archive written in memory (docs/oracle.md,
+// "Launch path").
 #pragma once
 
 #include <memory>
@@ -21,11 +22,11 @@ namespace tsr {
 class StubRoutedTarget final : public Target {
  public:
   // `inner` supplies everything but run() (device presence, budget floor).
-  // run() loads spec.name from `archive`, restricted to `target`'s kind, and
-  // fails unless the stub selects exactly `target` (kind and arch). The
-  // kernel stays loaded until this object goes; with `owns_archive` the
-  // archive is closed then too, and `owned_bytes` (what it was opened from
-  // in memory) freed after it.
+  // run() loads spec.name from `archive`, restricted to `target`'s kind and
+  // arch (tsr_select_options), and fails unless the stub selects exactly
+  // `target`. The kernel stays loaded until this object goes; with
+  // `owns_archive` the archive is closed then too, and `owned_bytes` (what
+  // it was opened from in memory) freed after it.
   StubRoutedTarget(const Target& inner, tsr_archive* archive, TargetName target, bool owns_archive = false,
                    std::vector<uint8_t> owned_bytes = {});
   ~StubRoutedTarget() override;
@@ -42,6 +43,7 @@ class StubRoutedTarget final : public Target {
   Expected<Artifact> compile(const KernelSpec& s, const std::string& a, const std::string& src) const override {
     return inner_.compile(s, a, src);
   }
+  std::string artifact_file_extension(const Artifact& a) const override { return inner_.artifact_file_extension(a); }
   DeviceInfo device(const std::string& a) const override { return inner_.device(a); }
   BudgetFloor budget_floor(const KernelSpec& s) const override { return inner_.budget_floor(s); }
   // The artifact argument is ignored: the stub takes the bytes from the archive.

@@ -90,6 +90,10 @@ class CudaTarget final : public Target {
     return artifact;
   }
 
+  std::string artifact_file_extension(const Artifact& artifact) const override {
+    return artifact.kind == "ptx" ? ".ptx" : ".cubin";
+  }
+
   DeviceInfo device(const std::string& arch) const override { return cuda::cuda_device_info(arch); }
 
   Status run(const KernelSpec& spec, const Artifact& artifact, LaunchArgs& args) const override {

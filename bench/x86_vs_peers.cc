@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <random>
@@ -205,6 +206,9 @@ void bench_rmsnorm(const tsr::Target& target, const std::string& arch) {
 
 int main(int argc, char** argv) {
   openblas_set_num_threads(1);
+  // Single thread on both sides unless the caller sets TSR_NUM_THREADS (the
+  // stub's default pool reads it once, at the first launch).
+  setenv("TSR_NUM_THREADS", "1", 0);
   std::unique_ptr<tsr::Target> target = tsr::make_x86_target();
   const tsr::ToolchainInfo tc = target->toolchain();
   if (!tc.found) {

@@ -1,13 +1,19 @@
-/* x86 backend: shared objects exporting
- *   void <entry>(void* const* buffers, const int64_t* scalars)
- * (System V x86-64 psABI). The blob goes to a memfd (or an unlinked
- * temporary file where memfd_create is unavailable) and is dlopen'ed from
- * /proc/self/fd/N (or the temporary file's name), so nothing is left on disk.
+/* x86 backend: shared objects following the x86 kernel ABI v2
+ * (tesserart_kernel.h; System V x86-64 psABI), exporting
+ *   void E(const tsr_kernel_context* ctx, void* const* buffers, const int64_t* scalars)
+ *   uint64_t E_workspace(const int64_t* scalars, uint32_t worker_count)
+ * The blob goes to a memfd (or an unlinked temporary file where
+ * memfd_create is unavailable) and is dlopen'ed from /proc/self/fd/N (or the
+ * temporary file's name), so nothing is left on disk.
  *
  * glibc's dlopen returns an already loaded library when the path string
  * matches one in the link map, without looking at the file. The fd is
  * therefore kept open for as long as the library is loaded: no other load
- * can get the same N, and so the same path, while this one lives. */
+ * can get the same N, and so the same path, while this one lives.
+ *
+ * A launch takes the executor current at its start (executor.c) and, when
+ * E_workspace asks for any, a block of the kernel's workspace pool
+ * (workspace.c); a kernel needing none costs no lock. */
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -19,9 +25,11 @@
 #include <unistd.h>
 
 #include "tsr_cpu_x86.h"
+#include "tsr_executor.h"
 #include "tsr_internal.h"
 
-typedef void (*tsr_x86_entry)(void* const* buffers, const int64_t* scalars);
+typedef void (*tsr_x86_entry)(const tsr_kernel_context* ctx, void* const* buffers, const int64_t* scalars);
+typedef uint64_t (*tsr_x86_workspace_fn)(const int64_t* scalars, uint32_t worker_count);
 
 int tsr_x86_level(void) { return tsr_x86_features() & 0xff; }
 
@@ -89,14 +97,23 @@ static int open_scratch(int scratch, char* path, size_t path_size) {
   return mkostemp(path, O_CLOEXEC);
 }
 
+/* dlsym of `name`, or NULL with msg naming the missing symbol. */
+static void* find_symbol(void* handle, const char* name, char* msg, size_t msg_size) {
+  void* p = dlsym(handle, name);
+  if (!p) tsr_set_message(msg, msg_size, "x86 artifact does not export '%s'", name);
+  return p;
+}
+
 tsr_status tsr_x86_load_with(int scratch, const void* blob, size_t size, const char* entry,
                              tsr_x86_loaded* out, char* msg, size_t msg_size) {
-  out->handle = out->function = NULL;
+  out->handle = out->function = out->workspace_size = NULL;
   out->fd = -1;
+  tsr_workspace_pool_init(&out->workspace);
   char path[PATH_MAX];
   int fd = open_scratch(scratch, path, sizeof path);
   if (fd < 0) {
     tsr_set_message(msg, msg_size, "cannot create a scratch file for the kernel: %s", strerror(errno));
+    tsr_workspace_pool_destroy(&out->workspace);
     return TSR_ERROR_LOAD_FAILED;
   }
   int is_tmp = strncmp(path, "/proc/", 6) != 0;
@@ -109,24 +126,50 @@ tsr_status tsr_x86_load_with(int scratch, const void* blob, size_t size, const c
   if (!handle) {
     close(fd);
     tsr_set_message(msg, msg_size, "dlopen of the x86 artifact failed: %s", why ? why : "write failed");
+    tsr_workspace_pool_destroy(&out->workspace);
     return TSR_ERROR_LOAD_FAILED;
   }
   out->handle = handle;
   out->fd = fd;
-  void* fn = dlsym(handle, entry);
-  if (!fn) {
-    tsr_set_message(msg, msg_size, "x86 artifact does not export '%s'", entry);
+  /* Both exports of the ABI: an artifact of the first ABI has no E_workspace,
+   * and calling its E with a context would pass the wrong arguments. */
+  size_t length = strlen(entry);
+  char* workspace_name = (char*)malloc(length + sizeof "_workspace");
+  out->function = find_symbol(handle, entry, msg, msg_size);
+  if (out->function && workspace_name) {
+    memcpy(workspace_name, entry, length);
+    memcpy(workspace_name + length, "_workspace", sizeof "_workspace");
+    out->workspace_size = find_symbol(handle, workspace_name, msg, msg_size);
+  }
+  free(workspace_name);
+  if (!out->workspace_size) {
     tsr_x86_unload_loaded(out);
     return TSR_ERROR_LOAD_FAILED;
   }
-  out->function = fn;
   return TSR_OK;
 }
 
-tsr_status tsr_x86_call(const tsr_x86_loaded* l, void* const* buffers, const int64_t* scalars) {
-  tsr_x86_entry fn;
-  memcpy(&fn, &l->function, sizeof fn);   /* object-to-function pointer, as dlsym requires */
-  fn(buffers, scalars);
+tsr_status tsr_x86_call(tsr_x86_loaded* l, void* const* buffers, const int64_t* scalars, char* msg,
+                        size_t msg_size) {
+  tsr_x86_entry entry;
+  tsr_x86_workspace_fn workspace_size;
+  memcpy(&entry, &l->function, sizeof entry);   /* object-to-function pointers, as dlsym requires */
+  memcpy(&workspace_size, &l->workspace_size, sizeof workspace_size);
+  tsr_executor e;
+  tsr_executor_current(&e);
+  tsr_kernel_context ctx = {TSR_KERNEL_ABI_VERSION, e.worker_count, e.parallel_for, e.state, NULL, 0};
+  const uint64_t bytes = workspace_size(scalars, e.worker_count);
+  tsr_workspace_block* block = NULL;
+  if (bytes) {
+    if (!(block = tsr_workspace_take(&l->workspace, bytes))) {
+      tsr_set_message(msg, msg_size, "no memory for %llu bytes of workspace", (unsigned long long)bytes);
+      return TSR_ERROR_OUT_OF_MEMORY;
+    }
+    ctx.workspace = tsr_workspace_data(block);
+    ctx.workspace_bytes = block->bytes;
+  }
+  entry(&ctx, buffers, scalars);
+  if (block) tsr_workspace_give(&l->workspace, block);
   return TSR_OK;
 }
 
@@ -143,8 +186,9 @@ void tsr_x86_unload_loaded(tsr_x86_loaded* l) {
   void* resident = name[0] ? dlopen(name, RTLD_LAZY | RTLD_LOCAL | RTLD_NOLOAD) : NULL;
   if (resident) dlclose(resident);
   else if (l->fd >= 0) close(l->fd);
-  l->handle = l->function = NULL;
+  l->handle = l->function = l->workspace_size = NULL;
   l->fd = -1;
+  tsr_workspace_pool_destroy(&l->workspace);
 }
 
 static tsr_status x86_load(struct tsr_kernel* k, const void* blob, size_t size,
@@ -162,9 +206,7 @@ static tsr_status x86_load(struct tsr_kernel* k, const void* blob, size_t size,
 
 static tsr_status x86_launch(struct tsr_kernel* k, const tsr_launch_args* args, char* msg,
                              size_t msg_size) {
-  (void)msg;
-  (void)msg_size;
-  return tsr_x86_call((const tsr_x86_loaded*)k->backend_state, args->host, args->scalars);
+  return tsr_x86_call((tsr_x86_loaded*)k->backend_state, args->host, args->scalars, msg, msg_size);
 }
 
 static void x86_unload(struct tsr_kernel* k) {

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "tesserart.h"
+#include "tsr_workspace.h"
 
 #define TSR_MAJOR 2
 #define TSR_MINOR 0
@@ -263,19 +264,24 @@ extern const tsr_backend tsr_backend_cuda;
 extern const tsr_backend tsr_backend_hip;
 extern const tsr_backend tsr_backend_xdna;
 
-/* x86 (backend_x86.c): one loaded shared object. Loading with a chosen
- * scratch file: a memfd (the default; falls back to a temporary file where
- * memfd_create fails) or the temporary file; tests reach the fallback here. */
+/* x86 (backend_x86.c): one loaded shared object (x86 kernel ABI v2,
+ * tesserart_kernel.h) and the workspace its launches reuse. Loading with a
+ * chosen scratch file: a memfd (the default; falls back to a temporary file
+ * where memfd_create fails) or the temporary file; tests reach the fallback here. */
 typedef struct tsr_x86_loaded {
   void* handle;             /* dlopen handle */
-  void* function;           /* the entry */
+  void* function;           /* the entry E */
+  void* workspace_size;     /* E_workspace */
   int fd;                   /* the scratch file, open while the library is loaded */
+  tsr_workspace_pool workspace;
 } tsr_x86_loaded;
 enum { TSR_X86_SCRATCH_MEMFD = 0, TSR_X86_SCRATCH_TMPFILE = 1 };
 tsr_status tsr_x86_load_with(int scratch, const void* blob, size_t size, const char* entry,
                              tsr_x86_loaded* out, char* msg, size_t msg_size);
-/* Calls the loaded entry on host pointers and scalars. */
-tsr_status tsr_x86_call(const tsr_x86_loaded* l, void* const* buffers, const int64_t* scalars);
+/* Runs the loaded entry on host pointers and scalars: the current executor,
+ * workspace from l's pool. TSR_ERROR_OUT_OF_MEMORY when none can be had. */
+tsr_status tsr_x86_call(tsr_x86_loaded* l, void* const* buffers, const int64_t* scalars, char* msg,
+                        size_t msg_size);
 void tsr_x86_unload_loaded(tsr_x86_loaded* l);
 
 /* CUDA: probe returns TSR_OK and the compute capability (major*10+minor) of

@@ -1,5 +1,5 @@
 // Checks that a spec's ABI is usable. The kernel name stems exported symbols
-// (the x86 shared object's `<kernel>` and `<kernel>_tsr_entry`, the CUDA
+// (the x86 shared object's `<kernel>_tsr_entry` and `<kernel>_tsr_entry_workspace`, the CUDA
 // entry), so it must be a C identifier a C or CUDA program can declare. A
 // runtime dimension name is only an ABI label (emitters never spell it in
 // code), so any C identifier works as long as the bindings stay distinct.

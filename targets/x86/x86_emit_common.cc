@@ -9,6 +9,7 @@
 #include "spec/abi.h"
 #include "targets/c_expr.h"
 #include "targets/x86/x86_internal.h"
+#include "targets/x86/x86_kernel_abi_text.h"   // generated from runtime-stub/include/tesserart_kernel.h
 
 
 namespace tsr::x86 {
@@ -21,8 +22,6 @@ std::optional<Tier> tier_for_arch(const std::string& arch) {
 }
 
 std::vector<std::string> tier_names() { return {"v2", "v3", "v4"}; }
-
-const char* storage_c_type(DType t) { return t == DType::f32 ? "float" : "uint16_t"; }
 
 std::vector<CParam> c_params(const KernelSpec& spec) {
   std::vector<CParam> params;
@@ -169,18 +168,27 @@ std::string emit_prelude(const KernelSpec& spec, const Tier& tier, const std::st
      << " * family: " << family_name(spec.family) << "; storage dtype: " << dtype_name(spec.dtype)
      << "; compute: f32\n"
      << " * " << description << "\n"
-     << " * System V AMD64 psABI; entry points: " << spec.name << ", " << spec.name << "_tsr_entry\n"
+     << " * System V AMD64 psABI, x86 kernel ABI v2; entry points: " << spec.name << "_tsr_entry, "
+     << spec.name << "_tsr_entry_workspace\n"
      << " * do not edit: regenerate from the spec */\n"
-     << "#include <math.h>\n#include <stdint.h>\n#include <stdlib.h>\n#include <string.h>\n";
+     << "#include <math.h>\n#include <stdint.h>\n#include <string.h>\n";
   const bool f16c = spec.dtype == DType::f16 && tier.f16c;
   if (f16c || spec.family == Family::matmul || spec.family == Family::rowwise) os << "#include <immintrin.h>\n";
-  os << "\n#define TSR_EXPORT __attribute__((visibility(\"default\")))\n"
+  os << "\n/* ---- x86 kernel ABI v2: runtime-stub/include/tesserart_kernel.h, verbatim ---- */\n"
+     << kKernelAbiText << "/* ---- end of the kernel ABI ---- */\n"
+     << "\n#define TSR_EXPORT __attribute__((visibility(\"default\")))\n"
      << "/* helpers are shared text; a kernel may not use all of them */\n"
      << "#define TSR_INLINE static inline __attribute__((always_inline, unused))\n"
      << "#define TSR_HELPER static __attribute__((unused))\n"
      << "/* explicit-vector functions use full-width registers even where the\n"
      << " * compiler prefers narrower ones for auto-vectorized code (AVX-512) */\n"
-     << "#define TSR_VECTOR_FN __attribute__((min_vector_width(" << tier.vector_floats * 32 << ")))\n\n";
+     << "#define TSR_VECTOR_FN __attribute__((min_vector_width(" << tier.vector_floats * 32 << ")))\n\n"
+     << "/* runs tasks [0, count): a single one on the calling thread (as worker 0),\n"
+     << " * more through the executor */\n"
+     << "TSR_INLINE void tsr_run(const tsr_kernel_context* ctx, int64_t count, tsr_task_fn task, void* arg) {\n"
+     << "  if (count == 1) task(arg, 0, 0);\n"
+     << "  else if (count > 1) ctx->parallel_for(ctx->executor_state, count, task, arg);\n"
+     << "}\n\n";
   switch (spec.dtype) {
     case DType::f32: os << kF32Conversions; break;
     case DType::bf16: os << kBf16Conversions; break;
@@ -190,48 +198,101 @@ std::string emit_prelude(const KernelSpec& spec, const Tier& tier, const std::st
   return os.str();
 }
 
-namespace {
-
-std::string parameter_list(const KernelSpec& spec) {
-  const std::string t = storage_c_type(spec.dtype);
+std::string buffer_params(const KernelSpec& spec) {
   std::string s;
   for (const CParam& p : c_params(spec)) {
+    if (!p.is_buffer) continue;
     if (!s.empty()) s += ", ";
-    if (!p.is_buffer) s += "int64_t " + p.c_name + " /* " + p.abi_name + " */";
-    else if (p.is_output) s += t + "* restrict " + p.c_name;
-    else s += "const " + t + "* restrict " + p.c_name;
+    s += (p.is_output ? "tsr_storage* restrict " : "const tsr_storage* restrict ") + p.c_name;
+  }
+  return s;
+}
+
+namespace {
+
+// The buffers as arguments read from the tsr_launch pointer `from`, in ABI order.
+std::string buffer_args(const KernelSpec& spec, const std::string& from) {
+  std::string s;
+  for (const CParam& p : c_params(spec)) {
+    if (!p.is_buffer) continue;
+    if (!s.empty()) s += ", ";
+    s += from + "->" + p.c_name;
   }
   return s;
 }
 
 }  // namespace
 
-std::string emit_kernel_head(const KernelSpec& spec, const std::string& attributes) {
-  const std::string head = "TSR_EXPORT void tsr_kernel(" + parameter_list(spec) + ")";
-  return "/* exported as '" + spec.name + "': the asm label keeps the kernel's name out of the C namespace */\n" +
-         head + " __asm__(\"" + spec.name + "\");\n" + attributes + head;
+std::string emit_launch_struct(const KernelSpec& spec, const std::string& fields) {
+  std::ostringstream os;
+  os << "/* what the tasks of one launch share */\n"
+     << "typedef struct tsr_launch {\n";
+  for (const CParam& p : c_params(spec))
+    if (p.is_buffer) os << "  " << (p.is_output ? "tsr_storage* " : "const tsr_storage* ") << p.c_name << ";\n";
+  os << fields << "} tsr_launch;\n\n";
+  return os.str();
 }
 
-std::string emit_entry(const KernelSpec& spec) {
+std::string emit_range_task(const KernelSpec& spec, const std::string& count, const std::string& per_task,
+                            const std::string& function, const std::string& extra_args) {
+  return "static void tsr_task(void* arg, int64_t task, uint32_t worker) {\n"
+         "  const tsr_launch* l = (const tsr_launch*)arg;\n"
+         "  const int64_t first = task * " + per_task + ";\n"
+         "  const int64_t last = l->" + count + " - first < " + per_task + " ? l->" + count + " : first + " +
+         per_task + ";\n"
+         "  (void)worker;\n"
+         "  " + function + "(" + buffer_args(spec, "l") + ", first, last" + extra_args + ");\n"
+         "}\n\n";
+}
+
+namespace {
+
+// `const int64_t tsr_dimN = scalars[N];   /* name */` for every runtime scalar,
+// or a (void) of scalars when there is none.
+std::string scalar_locals(const KernelSpec& spec) {
   std::ostringstream os;
-  const std::string t = storage_c_type(spec.dtype);
-  const std::string head = "TSR_EXPORT void tsr_entry(void* const* buffers, const int64_t* scalars)";
-  os << "/* uniform entry '" << spec.name << "_tsr_entry': buffers in ABI order (inputs, outputs), then runtime scalars */\n"
+  size_t index = 0;
+  for (const CParam& p : c_params(spec))
+    if (!p.is_buffer) os << "  const int64_t " << p.c_name << " = scalars[" << index++ << "];   /* " << p.abi_name << " */\n";
+  if (index == 0) os << "  (void)scalars;\n";
+  return os.str();
+}
+
+}  // namespace
+
+std::string emit_entry_head(const KernelSpec& spec) {
+  std::ostringstream os;
+  const std::string head =
+      "TSR_EXPORT void tsr_entry(const tsr_kernel_context* ctx, void* const* buffers, const int64_t* scalars)";
+  os << "/* entry '" << spec.name << "_tsr_entry' (tesserart_kernel.h): buffers in ABI order (inputs, outputs),\n"
+     << " * then runtime scalars; the stub calls it only for a validated, non-empty launch */\n"
      << head << " __asm__(\"" << spec.name << "_tsr_entry\");\n"
      << head << " {\n"
-     << "  tsr_kernel(";
-  int buffer_index = 0, scalar_index = 0;
-  bool first = true;
+     << scalar_locals(spec) << "  tsr_launch l;\n";
+  int buffer_index = 0;
   for (const CParam& p : c_params(spec)) {
-    if (!first) os << ", ";
-    first = false;
-    if (!p.is_buffer) os << "scalars[" << scalar_index++ << "]";
-    else if (p.is_output) os << "(" << t << "*)buffers[" << buffer_index++ << "]";
-    else os << "(const " << t << "*)buffers[" << buffer_index++ << "]";
+    if (!p.is_buffer) continue;
+    os << "  l." << p.c_name << " = (" << (p.is_output ? "tsr_storage*" : "const tsr_storage*") << ")buffers["
+       << buffer_index++ << "];\n";
   }
-  if (scalar_index == 0) os << ");\n  (void)scalars;\n}\n";
-  else os << ");\n}\n";
   return os.str();
+}
+
+namespace {
+
+std::string workspace_signature(const KernelSpec& spec) {
+  const std::string head = "TSR_EXPORT uint64_t tsr_workspace(const int64_t* scalars, uint32_t worker_count)";
+  return "/* '" + spec.name + "_tsr_entry_workspace' (tesserart_kernel.h): scratch bytes the entry needs\n" +
+         " * for these scalars when its tasks may run on worker_count workers */\n" + head + " __asm__(\"" +
+         spec.name + "_tsr_entry_workspace\");\n" + head + " {\n";
+}
+
+}  // namespace
+
+std::string emit_workspace_head(const KernelSpec& spec) { return workspace_signature(spec) + scalar_locals(spec); }
+
+std::string emit_no_workspace(const KernelSpec& spec) {
+  return workspace_signature(spec) + "  (void)scalars;\n  (void)worker_count;\n  return 0;\n}\n";
 }
 
 }  // namespace tsr::x86

@@ -5,7 +5,9 @@
 // MR x NR micro-kernel written with clang vector extensions. Packing converts
 // f16/bf16 to f32 and absorbs the row/col layouts, so the micro-kernel sees
 // one layout. Tails are zero-padded in the packed panels and masked at the
-// store, where the epilogue runs on the f32 accumulator.
+// store, where the epilogue runs on the f32 accumulator. Tasks (x86 kernel
+// ABI v2) are the NR panels of packed B, then (MC rows x column tile) blocks
+// of C; packing buffers live in the runtime's workspace, one slice per worker.
 #include <sstream>
 
 #include "targets/x86/x86_internal.h"
@@ -30,6 +32,12 @@ Tiling tiling_for(const Tier& tier) {
   if (tier.arch == "v3") return Tiling{6, 2, 256, 120, 4l << 20};
   return Tiling{6, 2, 256, 120, 2l << 20};
 }
+
+// A column block is split into tiles until it has kTasksWanted tasks (a
+// constant, never the worker count), but no tile narrower than
+// kTileMinPanels panels: each tile repacks its rows of A.
+constexpr int kTasksWanted = 16;
+constexpr int kTileMinPanels = 8;
 
 std::string epilogue_lines(const MatmulSpec& mm, const std::string& indent) {
   std::ostringstream os;
@@ -70,10 +78,10 @@ std::string operand_params(const MatmulSpec& mm) {
   if (mm.has_residual()) s += ", const tsr_storage* restrict residual";
   return s;
 }
-std::string operand_args(const MatmulSpec& mm) {
+std::string operand_args(const MatmulSpec& mm, const std::string& prefix) {
   std::string s;
-  if (mm.has_bias()) s += ", bias";
-  if (mm.has_residual()) s += ", residual";
+  if (mm.has_bias()) s += ", " + prefix + "bias";
+  if (mm.has_residual()) s += ", " + prefix + "residual";
   return s;
 }
 
@@ -129,6 +137,8 @@ std::string emit_matmul(const KernelSpec& spec, const Tier& tier) {
                          (b_row ? "[K,N]" : "[N,K]") + "), C row-major; epilogue: " + epilogue_description(mm));
   os << "enum { VW = " << tier.vector_floats << ", MR = " << t.mr << ", NR = " << nr << ", KC = " << t.kc
      << ", MC = " << t.mc << " }; /* micro-tile " << t.mr << " x " << nr << " */\n"
+     << "enum { TASKS_WANTED = " << kTasksWanted << ", TILE_MIN_PANELS = " << kTileMinPanels
+     << " }; /* tasks per column block to aim for; the narrowest column tile, in NR panels */\n"
      << "#define TSR_B_BUDGET_BYTES " << t.b_budget << "L /* packed B kept live per column block */\n"
      << "typedef float tsr_vec __attribute__((ext_vector_type(VW)));\n\n";
 
@@ -163,32 +173,32 @@ std::string emit_matmul(const KernelSpec& spec, const Tier& tier) {
   }
   os << "  }\n}\n\n";
 
-  // Packing B: for every KC block, NR-column panels, zero columns past nc.
-  os << "/* pack B[0 : K, j0 : j0+nc] into KC blocks of NR-column panels (f32, zero-padded);\n"
+  // Packing B: one NR-column panel for every KC block, zero columns past nc.
+  os << "/* pack panel jr of B[0 : K, j0 : j0+nc] into KC blocks (f32, zero-padded);\n"
      << " * block p0 starts at bp + p0 * ncpad, panel jr inside it at + jr * kc */\n"
      << "static void tsr_pack_b(float* restrict bp, const tsr_storage* restrict b, int64_t j0, int64_t nc,\n"
-     << "                       int64_t ncpad, int64_t dim_n, int64_t dim_k) {\n"
+     << "                       int64_t ncpad, int64_t jr, int64_t dim_n, int64_t dim_k) {\n"
+     << "  const int64_t cols = nc - jr < NR ? nc - jr : NR;\n"
+     << "  (void)dim_n;   /* the leading dimension of a row-major B */\n"
      << "  for (int64_t p0 = 0; p0 < dim_k; p0 += KC) {\n"
      << "    const int64_t kc = dim_k - p0 < KC ? dim_k - p0 : KC;\n"
-     << "    for (int64_t jr = 0; jr < ncpad; jr += NR) {\n"
-     << "      const int64_t cols = nc - jr < NR ? nc - jr : NR;\n"
-     << "      float* restrict panel = bp + p0 * ncpad + jr * kc;\n";
+     << "    float* restrict panel = bp + p0 * ncpad + jr * kc;\n";
   if (b_row) {
-    os << "      for (int64_t k = 0; k < kc; ++k) {\n"
-       << "        int64_t c = 0;\n"
-       << "        for (; c < cols; ++c) panel[k * NR + c] = tsr_load(b, B_AT(p0 + k, j0 + jr + c));\n"
-       << "        for (; c < NR; ++c) panel[k * NR + c] = 0.0f;\n"
-       << "      }\n";
+    os << "    for (int64_t k = 0; k < kc; ++k) {\n"
+       << "      int64_t c = 0;\n"
+       << "      for (; c < cols; ++c) panel[k * NR + c] = tsr_load(b, B_AT(p0 + k, j0 + jr + c));\n"
+       << "      for (; c < NR; ++c) panel[k * NR + c] = 0.0f;\n"
+       << "    }\n";
   } else {
-    os << "      for (int64_t c = 0; c < NR; ++c) {\n"
-       << "        if (c < cols) {\n"
-       << "          for (int64_t k = 0; k < kc; ++k) panel[k * NR + c] = tsr_load(b, B_AT(p0 + k, j0 + jr + c));\n"
-       << "        } else {\n"
-       << "          for (int64_t k = 0; k < kc; ++k) panel[k * NR + c] = 0.0f;\n"
-       << "        }\n"
-       << "      }\n";
+    os << "    for (int64_t c = 0; c < NR; ++c) {\n"
+       << "      if (c < cols) {\n"
+       << "        for (int64_t k = 0; k < kc; ++k) panel[k * NR + c] = tsr_load(b, B_AT(p0 + k, j0 + jr + c));\n"
+       << "      } else {\n"
+       << "        for (int64_t k = 0; k < kc; ++k) panel[k * NR + c] = 0.0f;\n"
+       << "      }\n"
+       << "    }\n";
   }
-  os << "    }\n  }\n}\n\n";
+  os << "  }\n}\n\n";
 
   os << micro_kernel(t, tier);
 
@@ -204,74 +214,116 @@ std::string emit_matmul(const KernelSpec& spec, const Tier& tier) {
      << epilogue_lines(mm, "      ") << "      tsr_store(c, m * dim_n + n, v);\n"
      << "    }\n  }\n  (void)m0;\n}\n\n";
 
-  // Fallback when the packing buffers cannot be allocated: same arithmetic, no blocking.
-  os << "/* unblocked fallback, used only when the packing buffers cannot be allocated */\n"
-     << "static void tsr_matmul_unblocked(const tsr_storage* restrict a, const tsr_storage* restrict b,\n"
-     << "                                 tsr_storage* restrict c" << operand_params(mm)
-     << ", int64_t dim_m, int64_t dim_n, int64_t dim_k) {\n"
-     << "  for (int64_t m = 0; m < dim_m; ++m)\n"
-     << "    for (int64_t n = 0; n < dim_n; ++n) {\n"
-     << "      float v = 0.0f;\n"
-     << "      for (int64_t k = 0; k < dim_k; ++k) v += tsr_load(a, A_AT(m, k)) * tsr_load(b, B_AT(k, n));\n"
-     << epilogue_lines(mm, "      ") << "      tsr_store(c, m * dim_n + n, v);\n"
-     << "    }\n}\n\n"
-     << "static void* tsr_alloc_floats(int64_t count) {\n"
-     << "  size_t bytes = ((size_t)(count > 0 ? count : 1) * sizeof(float) + 63) & ~(size_t)63;\n"
-     << "  return aligned_alloc(64, bytes);\n"
+  // The split into tasks and the workspace layout, from the shape alone.
+  os << "/* How a launch splits into tasks, from the shape alone: the split, and with it\n"
+     << " * every output bit, is the same for any worker count and task order (each C\n"
+     << " * element sums K in KC blocks, in order, whatever tile it falls in). */\n"
+     << "typedef struct tsr_plan {\n"
+     << "  int64_t nc_max;         /* columns of B packed at once: a multiple of NR */\n"
+     << "  int64_t tile_n;         /* columns of C per task: a multiple of NR, <= nc_max */\n"
+     << "  int64_t m_blocks;       /* MC-row blocks of C */\n"
+     << "  int64_t k_blocks;       /* KC blocks of the K sum; 1 for K = 0 (the empty sum) */\n"
+     << "  uint64_t bp_bytes;      /* workspace: packed B of one column block, shared */\n"
+     << "  uint64_t worker_bytes;  /* workspace per worker: packed A block, f32 partial sums */\n"
+     << "} tsr_plan;\n\n"
+     << "#define TSR_ROUND64(bytes) (((uint64_t)(bytes) + 63u) & ~(uint64_t)63u)\n"
+     << "static tsr_plan tsr_make_plan(int64_t dim_m, int64_t dim_n, int64_t dim_k) {\n"
+     << "  tsr_plan p;\n"
+     << "  const int64_t k_rows = dim_k > 0 ? dim_k : 1;\n"
+     << "  const int64_t n_pad = (dim_n + NR - 1) / NR * NR;\n"
+     << "  /* column block: as many NR panels as keep packed B for all of K in budget */\n"
+     << "  p.nc_max = TSR_B_BUDGET_BYTES / (k_rows * (int64_t)sizeof(float)) / NR * NR;\n"
+     << "  if (p.nc_max < NR) p.nc_max = NR;\n"
+     << "  if (p.nc_max > n_pad) p.nc_max = n_pad;\n"
+     << "  p.m_blocks = (dim_m + MC - 1) / MC;\n"
+     << "  p.k_blocks = dim_k > 0 ? (dim_k + KC - 1) / KC : 1;\n"
+     << "  /* few row blocks: split the columns too, so a many-core machine has work,\n"
+     << "   * but keep tiles wide enough that repacking A per tile stays cheap */\n"
+     << "  const int64_t panels = p.nc_max / NR;\n"
+     << "  const int64_t split = p.m_blocks >= TASKS_WANTED ? 1 : (TASKS_WANTED + p.m_blocks - 1) / p.m_blocks;\n"
+     << "  int64_t tile_panels = (panels + split - 1) / split;\n"
+     << "  if (tile_panels < TILE_MIN_PANELS) tile_panels = TILE_MIN_PANELS;\n"
+     << "  if (tile_panels > panels) tile_panels = panels;\n"
+     << "  p.tile_n = tile_panels * NR;\n"
+     << "  p.bp_bytes = TSR_ROUND64((uint64_t)k_rows * (uint64_t)p.nc_max * sizeof(float));\n"
+     << "  p.worker_bytes = TSR_ROUND64(((uint64_t)MC * KC + (p.k_blocks > 1 ? (uint64_t)MC * p.tile_n : 0)) * sizeof(float));\n"
+     << "  return p;\n"
      << "}\n\n";
 
-  os << emit_kernel_head(spec) << " {\n"
-     << "  const int64_t dim_m = " << dim_expr(spec, mm.m) << ";\n"
-     << "  const int64_t dim_n = " << dim_expr(spec, mm.n) << ";\n"
-     << "  const int64_t dim_k = " << dim_expr(spec, mm.k) << ";\n"
-     << "  /* an empty C returns at once; K = 0 still writes epilogue(0), the empty sum */\n"
-     << "  if (dim_m <= 0 || dim_n <= 0) return;\n"
-     << "  /* column block: as many NR panels as keep packed B for all of K in budget */\n"
-     << "  const int64_t k_rows = dim_k > 0 ? dim_k : 1;\n"
-     << "  int64_t nc_max = TSR_B_BUDGET_BYTES / (k_rows * (int64_t)sizeof(float)) / NR * NR;\n"
-     << "  if (nc_max < NR) nc_max = NR;\n"
-     << "  if (nc_max > (dim_n + NR - 1) / NR * NR) nc_max = (dim_n + NR - 1) / NR * NR;\n"
-     << "  const int64_t k_blocks = dim_k > 0 ? (dim_k + KC - 1) / KC : 1;\n"
-     << "  float* bp = (float*)tsr_alloc_floats(k_rows * nc_max);\n"
-     << "  float* ap = (float*)tsr_alloc_floats((int64_t)MC * KC);\n"
+  std::string fields = "  int64_t dim_m, dim_n, dim_k;\n"
+                       "  tsr_plan plan;\n"
+                       "  float* bp;             /* packed B of the current column block */\n"
+                       "  char* worker_space;    /* plan.worker_bytes per worker */\n"
+                       "  int64_t j0, nc, ncpad; /* the current column block */\n"
+                       "  int64_t tiles_n;       /* column tiles in it */\n";
+  os << emit_launch_struct(spec, fields);
+
+  os << "/* task jr / NR: one NR-column panel of the current column block, all of K */\n"
+     << "static void tsr_pack_b_task(void* arg, int64_t task, uint32_t worker) {\n"
+     << "  const tsr_launch* l = (const tsr_launch*)arg;\n"
+     << "  (void)worker;\n"
+     << "  tsr_pack_b(l->bp, l->b, l->j0, l->nc, l->ncpad, task * NR, l->dim_n, l->dim_k);\n"
+     << "}\n\n";
+
+  os << "/* task (row block, column tile): C[i0 : i0+mc, j0+jt : j0+jt+nt] over all of K,\n"
+     << " * with the worker's own packed A and partial sums */\n"
+     << "static void tsr_block_task(void* arg, int64_t task, uint32_t worker) {\n"
+     << "  const tsr_launch* l = (const tsr_launch*)arg;\n"
+     << "  const int64_t dim_m = l->dim_m, dim_n = l->dim_n, dim_k = l->dim_k;\n"
+     << "  const int64_t i0 = task / l->tiles_n * MC, jt = task % l->tiles_n * l->plan.tile_n;\n"
+     << "  const int64_t mc = dim_m - i0 < MC ? dim_m - i0 : MC;\n"
+     << "  const int64_t nt = l->nc - jt < l->plan.tile_n ? l->nc - jt : l->plan.tile_n;\n"
+     << "  float* ap = (float*)(l->worker_space + (uint64_t)worker * l->plan.worker_bytes);\n"
      << "  /* f32 partial sums between KC blocks (C may be 16-bit, and the epilogue runs once) */\n"
-     << "  float* cw = k_blocks > 1 ? (float*)tsr_alloc_floats((int64_t)MC * nc_max) : NULL;\n"
-     << "  if (!bp || !ap || (k_blocks > 1 && !cw)) {\n"
-     << "    free(bp);\n    free(ap);\n    free(cw);\n"
-     << "    tsr_matmul_unblocked(a, b, c" << operand_args(mm) << ", dim_m, dim_n, dim_k);\n"
-     << "    return;\n  }\n"
+     << "  float* cw = l->plan.k_blocks > 1 ? ap + (int64_t)MC * KC : NULL;\n"
      << "  float tile[MR * NR] __attribute__((aligned(64)));\n"
-     << "  for (int64_t j0 = 0; j0 < dim_n; j0 += nc_max) {\n"
-     << "    const int64_t nc = dim_n - j0 < nc_max ? dim_n - j0 : nc_max;\n"
-     << "    const int64_t ncpad = (nc + NR - 1) / NR * NR;\n"
-     << "    tsr_pack_b(bp, b, j0, nc, ncpad, dim_n, dim_k);\n"
-     << "    for (int64_t i0 = 0; i0 < dim_m; i0 += MC) {\n"
-     << "      const int64_t mc = dim_m - i0 < MC ? dim_m - i0 : MC;\n"
-     << "      for (int64_t kb = 0; kb < k_blocks; ++kb) {\n"
-     << "        const int64_t p0 = kb * KC;\n"
-     << "        const int64_t kc = dim_k - p0 < KC ? dim_k - p0 : KC;\n"
-     << "        const int first = kb == 0, last = kb == k_blocks - 1;\n"
-     << "        tsr_pack_a(ap, a, i0, mc, p0, kc, dim_m, dim_k);\n"
-     << "        for (int64_t jr = 0; jr < nc; jr += NR) {\n"
-     << "          const float* b_panel = bp + p0 * ncpad + jr * kc;\n"
-     << "          for (int64_t ir = 0; ir < mc; ir += MR) {\n"
-     << "            const float* a_panel = ap + ir * kc;\n"
-     << "            float* partial = cw ? cw + ((jr / NR) * (MC / MR) + ir / MR) * (MR * NR) : NULL;\n"
-     << "            if (!last) {\n"
-     << "              tsr_micro_kernel(kc, a_panel, b_panel, first ? NULL : partial, partial);\n"
-     << "            } else {\n"
-     << "              tsr_micro_kernel(kc, a_panel, b_panel, first ? NULL : partial, tile);\n"
-     << "              tsr_store_tile(tile, c" << operand_args(mm) << ", i0 + ir, j0 + jr,\n"
-     << "                             mc - ir < MR ? mc - ir : MR, nc - jr < NR ? nc - jr : NR, dim_n);\n"
-     << "            }\n"
-     << "          }\n"
+     << "  for (int64_t kb = 0; kb < l->plan.k_blocks; ++kb) {\n"
+     << "    const int64_t p0 = kb * KC;\n"
+     << "    const int64_t kc = dim_k - p0 < KC ? dim_k - p0 : KC;\n"
+     << "    const int first = kb == 0, last = kb == l->plan.k_blocks - 1;\n"
+     << "    tsr_pack_a(ap, l->a, i0, mc, p0, kc, dim_m, dim_k);\n"
+     << "    for (int64_t jr = jt; jr < jt + nt; jr += NR) {\n"
+     << "      const float* b_panel = l->bp + p0 * l->ncpad + jr * kc;\n"
+     << "      for (int64_t ir = 0; ir < mc; ir += MR) {\n"
+     << "        const float* a_panel = ap + ir * kc;\n"
+     << "        float* partial = cw ? cw + ((jr - jt) / NR * (MC / MR) + ir / MR) * (MR * NR) : NULL;\n"
+     << "        if (!last) {\n"
+     << "          tsr_micro_kernel(kc, a_panel, b_panel, first ? NULL : partial, partial);\n"
+     << "        } else {\n"
+     << "          tsr_micro_kernel(kc, a_panel, b_panel, first ? NULL : partial, tile);\n"
+     << "          tsr_store_tile(tile, l->c" << operand_args(mm, "l->") << ", i0 + ir, l->j0 + jr,\n"
+     << "                         mc - ir < MR ? mc - ir : MR, nt - (jr - jt) < NR ? nt - (jr - jt) : NR, dim_n);\n"
      << "        }\n"
      << "      }\n"
      << "    }\n"
      << "  }\n"
-     << "  free(cw);\n  free(ap);\n  free(bp);\n"
      << "}\n\n";
-  os << emit_entry(spec);
+
+  os << emit_entry_head(spec)
+     << "  l.dim_m = " << dim_expr(spec, mm.m) << ";\n"
+     << "  l.dim_n = " << dim_expr(spec, mm.n) << ";\n"
+     << "  l.dim_k = " << dim_expr(spec, mm.k) << ";\n"
+     << "  /* an empty C returns at once; K = 0 still writes epilogue(0), the empty sum */\n"
+     << "  if (l.dim_m <= 0 || l.dim_n <= 0) return;\n"
+     << "  l.plan = tsr_make_plan(l.dim_m, l.dim_n, l.dim_k);\n"
+     << "  l.bp = (float*)ctx->workspace;\n"
+     << "  l.worker_space = (char*)ctx->workspace + l.plan.bp_bytes;\n"
+     << "  for (l.j0 = 0; l.j0 < l.dim_n; l.j0 += l.plan.nc_max) {\n"
+     << "    l.nc = l.dim_n - l.j0 < l.plan.nc_max ? l.dim_n - l.j0 : l.plan.nc_max;\n"
+     << "    l.ncpad = (l.nc + NR - 1) / NR * NR;\n"
+     << "    l.tiles_n = (l.nc + l.plan.tile_n - 1) / l.plan.tile_n;\n"
+     << "    if (l.dim_k > 0) tsr_run(ctx, l.ncpad / NR, tsr_pack_b_task, &l);\n"
+     << "    tsr_run(ctx, l.plan.m_blocks * l.tiles_n, tsr_block_task, &l);\n"
+     << "  }\n"
+     << "}\n\n";
+
+  os << emit_workspace_head(spec)
+     << "  const int64_t dim_m = " << dim_expr(spec, mm.m) << ", dim_n = " << dim_expr(spec, mm.n)
+     << ", dim_k = " << dim_expr(spec, mm.k) << ";\n"
+     << "  if (dim_m <= 0 || dim_n <= 0) return 0;\n"
+     << "  const tsr_plan p = tsr_make_plan(dim_m, dim_n, dim_k);\n"
+     << "  return p.bp_bytes + (uint64_t)worker_count * p.worker_bytes;\n"
+     << "}\n";
   return os.str();
 }
 

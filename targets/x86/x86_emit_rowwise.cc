@@ -1,7 +1,8 @@
 // Rowwise family for x86 (System V AMD64 psABI; x86-64 levels v2-v4):
 // softmax, log_softmax, rmsnorm and layernorm over the last axis. Reductions
 // run in f32 vector lanes (clang vector extensions, fixed lane order, so the
-// result is deterministic); the output pass rounds once at the store.
+// result is deterministic); the output pass rounds once at the store. Tasks
+// are blocks of whole rows (x86 kernel ABI v2).
 #include <sstream>
 
 #include "targets/x86/x86_internal.h"
@@ -9,6 +10,10 @@
 namespace tsr::x86 {
 
 namespace {
+
+// Elements per task, rounded to whole rows: a fixed split, whatever the
+// worker count, with enough work per task to hide its dispatch.
+constexpr int kTaskElements = 32768;
 
 // A vector load of VW storage elements widened to f32, per dtype and tier.
 std::string vector_load(const KernelSpec& spec, const Tier& tier) {
@@ -204,15 +209,11 @@ std::string emit_rowwise(const KernelSpec& spec, const Tier& tier) {
     }
     return x;
   };
-  os << emit_kernel_head(spec, "TSR_VECTOR_FN ") << " {\n"
-     << "  const int64_t dim_rows = " << dim_expr(spec, r.rows) << ";\n"
-     << "  const int64_t dim_cols = " << dim_expr(spec, r.cols) << ";\n"
-     << "  if (dim_rows <= 0 || dim_cols <= 0) return;   /* an empty y: nothing to do */\n"
-     << "  /* an output larger than TSR_STREAM_BYTES would leave the caches anyway: write it\n"
-     << "   * with non-temporal stores, saving the read-for-ownership of every line */\n"
-     << "  const int stream = (uintptr_t)y % sizeof(tsr_storage) == 0 &&\n"
-     << "                     (uint64_t)dim_rows * (uint64_t)dim_cols * sizeof(tsr_storage) > TSR_STREAM_BYTES;\n"
-     << "  for (int64_t row = 0; row < dim_rows; ++row) {\n"
+  os << "enum { TASK_ELEMENTS = " << kTaskElements << " }; /* about this many elements per task (whole rows) */\n\n"
+     << "/* rows [row0, row1) of y */\n"
+     << "TSR_VECTOR_FN static void tsr_rows(" << buffer_params(spec)
+     << ", int64_t row0, int64_t row1, int64_t dim_cols, int stream) {\n"
+     << "  for (int64_t row = row0; row < row1; ++row) {\n"
      << "    const tsr_storage* restrict xr = x + row * dim_cols;\n"
      << "    tsr_storage* restrict yr = y + row * dim_cols;\n";
   switch (r.op) {
@@ -263,8 +264,22 @@ std::string emit_rowwise(const KernelSpec& spec, const Tier& tier) {
      << "      tsr_store_partial(yr + i, " << partial_output << ", rest);\n"
      << "    }\n";
   os << "  }\n"
-     << "  if (stream) _mm_sfence();   /* order the streamed stores before the caller reads y */\n"
-     << "}\n\n" << emit_entry(spec);
+     << "  if (stream) _mm_sfence();   /* order this task's streamed stores before the launch returns */\n"
+     << "}\n\n"
+     << emit_launch_struct(spec, "  int64_t dim_cols, dim_rows, rows_per_task;\n  int stream;\n")
+     << emit_range_task(spec, "dim_rows", "l->rows_per_task", "tsr_rows", ", l->dim_cols, l->stream")
+     << emit_entry_head(spec)
+     << "  l.dim_rows = " << dim_expr(spec, r.rows) << ";\n"
+     << "  l.dim_cols = " << dim_expr(spec, r.cols) << ";\n"
+     << "  if (l.dim_rows <= 0 || l.dim_cols <= 0) return;   /* an empty y: nothing to do */\n"
+     << "  /* an output larger than TSR_STREAM_BYTES would leave the caches anyway: write it\n"
+     << "   * with non-temporal stores, saving the read-for-ownership of every line */\n"
+     << "  l.stream = (uintptr_t)l.y % sizeof(tsr_storage) == 0 &&\n"
+     << "             (uint64_t)l.dim_rows * (uint64_t)l.dim_cols * sizeof(tsr_storage) > TSR_STREAM_BYTES;\n"
+     << "  l.rows_per_task = l.dim_cols < TASK_ELEMENTS ? TASK_ELEMENTS / l.dim_cols : 1;\n"
+     << "  tsr_run(ctx, (l.dim_rows + l.rows_per_task - 1) / l.rows_per_task, tsr_task, &l);\n"
+     << "}\n\n"
+     << emit_no_workspace(spec);
   return os.str();
 }
 

@@ -25,9 +25,7 @@ std::vector<std::string> tier_names();
 
 // --- emitter helpers (x86_emit_common.cc) ---------------------------------
 
-const char* storage_c_type(DType t);   // float | uint16_t
-
-// One C parameter of the typed kernel function, in ABI order.
+// One binding of the kernel, as the emitted C names it, in ABI order.
 struct CParam {
   std::string c_name;      // identifier used in the emitted C (never a spec-chosen name)
   std::string abi_name;    // name of the ABI binding
@@ -36,18 +34,34 @@ struct CParam {
 };
 std::vector<CParam> c_params(const KernelSpec& spec);
 
-// The C expression a Dim is read through inside the kernel body: a literal
-// for a static dim, the scalar parameter for a runtime one.
+// The C expression a Dim is read through inside the entry: a literal for a
+// static dim, the local holding the runtime scalar for a runtime one.
 std::string dim_expr(const KernelSpec& spec, const Dim& d);
 
-// Header comment, includes and the dtype conversion and math helpers.
+// Header comment, includes, the kernel ABI (tesserart_kernel.h, embedded at
+// build time), tsr_run and the dtype conversion and math helpers.
 std::string emit_prelude(const KernelSpec& spec, const Tier& tier, const std::string& description);
-// The typed kernel `tsr_kernel(params)`, declared with the asm label that
-// exports it as the kernel's name, then the head of its definition with
-// `attributes` in front (no trailing brace).
-std::string emit_kernel_head(const KernelSpec& spec, const std::string& attributes = "");
-// The uniform `<name>_tsr_entry(buffers, scalars)` wrapper (C name tsr_entry).
-std::string emit_entry(const KernelSpec& spec);
+
+// The buffers as restrict parameters of a family's work function, in ABI
+// order ("const tsr_storage* restrict in0, ..., tsr_storage* restrict out").
+std::string buffer_params(const KernelSpec& spec);
+// `static void tsr_task(arg, task, worker)` running items [first, last) of
+// `count` (a tsr_launch field), `per_task` (a C expression) per task, by
+// calling `function(<buffers>, first, last<extra_args>)`.
+std::string emit_range_task(const KernelSpec& spec, const std::string& count, const std::string& per_task,
+                            const std::string& function, const std::string& extra_args);
+// `typedef struct tsr_launch { <buffers> <fields> } tsr_launch;`: what the
+// tasks of one launch share. `fields` are member declarations, one per line.
+std::string emit_launch_struct(const KernelSpec& spec, const std::string& fields);
+// The head of the entry `<name>_tsr_entry(ctx, buffers, scalars)` (C name
+// tsr_entry): runtime scalars in locals tsr_dimN, `tsr_launch l` with its
+// buffers set. The family adds the rest and the closing brace.
+std::string emit_entry_head(const KernelSpec& spec);
+// The head of `<name>_tsr_entry_workspace(scalars, worker_count)` (C name
+// tsr_workspace) with the runtime scalars in locals; the family adds the
+// rest. emit_no_workspace is the whole function for a kernel needing none.
+std::string emit_workspace_head(const KernelSpec& spec);
+std::string emit_no_workspace(const KernelSpec& spec);
 
 // A C expression applying a unary op to the f32 expression `v`.
 std::string unary_expr(Op op, const std::string& v);

@@ -20,7 +20,7 @@ expect "unknown subcommand" 2 "error:" "$tesserac" frobnicate
 expect "unknown option" 2 "error:" "$tesserac" test specs --bogus
 expect "unknown target" 2 "tesserac: error: unknown target 'x86:v9' (known: x86:v2, x86:v3, x86:v4" "$tesserac" test specs -t x86:v9
 expect "missing spec path" 1 "nope.yaml: error: no such file or directory" "$tesserac" test nope.yaml -t x86:v2
-expect "emit prints C" 0 "void tsr_entry(void* const* buffers, const int64_t* scalars) __asm__(\"gemm_f32_tsr_entry\");" "$tesserac" emit specs/gemm_f32.yaml -t x86:v3
+expect "emit prints C" 0 "void tsr_entry(const tsr_kernel_context* ctx, void* const* buffers, const int64_t* scalars) __asm__(\"gemm_f32_tsr_entry\");" "$tesserac" emit specs/gemm_f32.yaml -t x86:v3
 expect "emit -o writes a file" 0 "" "$tesserac" emit specs/gemm_f32.yaml -t x86:v3 -o "$work/gemm.c"
 if grep -q "gemm_f32_tsr_entry" "$work/gemm.c"; then pass=$((pass+1)); else fail=$((fail+1)); echo "FAIL emit -o content"; fi
 expect "emit takes one target" 2 "emit takes exactly one target" "$tesserac" emit specs/gemm_f32.yaml -t x86:v3,x86:v4

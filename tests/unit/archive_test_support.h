@@ -14,6 +14,7 @@
 
 #include "archive/archive_contents.h"
 #include "support/subprocess.h"
+#include "targets/x86/x86_kernel_abi_text.h"
 
 namespace tsr::testing {
 
@@ -43,18 +44,42 @@ inline std::vector<uint8_t> compile_shared_object(const std::string& source, con
   return bytes;
 }
 
+// C source of an x86 kernel (ABI v2, tesserart_kernel.h): the ABI text,
+// `helpers`, then `void <entry>(ctx, b, s) { body }` and, unless
+// workspace_body is empty, `uint64_t <entry>_workspace(s, workers) { workspace_body }`.
+inline std::string x86_kernel_source(const std::string& entry, const std::string& body,
+                                     const std::string& workspace_body = "return 0;",
+                                     const std::string& helpers = "") {
+  std::string src = std::string(x86::kKernelAbiText) + helpers +
+                    "__attribute__((visibility(\"default\"))) void " + entry +
+                    "(const tsr_kernel_context* ctx, void* const* b, const int64_t* s) {\n" + body + "}\n";
+  if (!workspace_body.empty())
+    src += "__attribute__((visibility(\"default\"))) uint64_t " + entry +
+           "_workspace(const int64_t* s, uint32_t workers) {\n  (void)s; (void)workers;\n  " + workspace_body + "\n}\n";
+  return src;
+}
+
 // out[i] = in0[i] + in1[i] * factor, for n = scalars[0] elements. The factor
-// differs per variant so tests see which one ran.
+// differs per variant so tests see which one ran. Like a generated kernel it
+// splits the work into tasks (16 elements each) through ctx->parallel_for and
+// stages in1 * factor in its workspace (n floats), so every launch in the
+// stub's tests goes through the executor and the workspace pool.
 inline const std::vector<uint8_t>& vadd_object(int factor) {
   static std::vector<uint8_t> cache[8];
   if (cache[factor].empty())
     cache[factor] = compile_shared_object(
-        "#include <stdint.h>\n"
-        "void vadd_tsr_entry(void* const* b, const int64_t* s) {\n"
-        "  const float* x = (const float*)b[0]; const float* y = (const float*)b[1];\n"
-        "  float* o = (float*)b[2];\n"
-        "  for (int64_t i = 0; i < s[0]; ++i) o[i] = x[i] + " + std::to_string(factor) + ".0f * y[i];\n"
-        "}\n", "vadd");
+        x86_kernel_source(
+            "vadd_tsr_entry",
+            "  vadd_job j = {(const float*)b[0], (const float*)b[1], (float*)b[2], (float*)ctx->workspace, s[0]};\n"
+            "  ctx->parallel_for(ctx->executor_state, (s[0] + 15) / 16, vadd_task, &j);\n",
+            "return (uint64_t)s[0] * sizeof(float);",
+            "typedef struct { const float* x; const float* y; float* o; float* ws; int64_t n; } vadd_job;\n"
+            "static void vadd_task(void* arg, int64_t t, uint32_t w) {\n"
+            "  const vadd_job* j = (const vadd_job*)arg;\n  (void)w;\n"
+            "  for (int64_t i = t * 16; i < j->n && i < (t + 1) * 16; ++i) {\n"
+            "    j->ws[i] = " + std::to_string(factor) + ".0f * j->y[i];\n"
+            "    j->o[i] = j->x[i] + j->ws[i];\n  }\n}\n"),
+        "vadd");
   return cache[factor];
 }
 

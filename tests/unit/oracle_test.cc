@@ -381,8 +381,8 @@ TEST_F(X86Mutation, ErrorInjectedIntoEmittedSourceFails) {
   ASSERT_NE(mutated.find(label), std::string::npos);
   mutated.replace(mutated.find(label), label.size(), "__asm__(\"" + entry + "_original\")");
   mutated += "__attribute__((visibility(\"default\"))) void " + entry +
-             "(void* const* buffers, const int64_t* scalars) {\n"
-             "  tsr_entry(buffers, scalars);\n"
+             "(const tsr_kernel_context* ctx, void* const* buffers, const int64_t* scalars) {\n"
+             "  tsr_entry(ctx, buffers, scalars);\n"
              "  if (scalars[0] > 0 && scalars[1] > 0) ((float*)buffers[3])[0] += 1.0f;\n}\n";
   Expected<Artifact> art = target_->compile(spec, "v2", mutated);
   ASSERT_TRUE(art.ok()) << art.error().message();

@@ -21,12 +21,12 @@ namespace {
 // out[i] = in0[i] * in1[i] + offset: a kernel whose results differ from vadd's.
 std::vector<uint8_t> vmul_object(int offset, const std::string& extra_flag = "") {
   return testing::compile_shared_object(
-      "#include <stdint.h>\n"
-      "void vmul_tsr_entry(void* const* b, const int64_t* s) {\n"
-      "  const float* x = (const float*)b[0]; const float* y = (const float*)b[1];\n"
-      "  float* o = (float*)b[2];\n"
-      "  for (int64_t i = 0; i < s[0]; ++i) o[i] = x[i] * y[i] + " + std::to_string(offset) + ".0f;\n"
-      "}\n", "vmul", extra_flag);
+      testing::x86_kernel_source("vmul_tsr_entry",
+                                 "  const float* x = (const float*)b[0]; const float* y = (const float*)b[1];\n"
+                                 "  float* o = (float*)b[2];\n  (void)ctx;\n"
+                                 "  for (int64_t i = 0; i < s[0]; ++i) o[i] = x[i] * y[i] + " +
+                                     std::to_string(offset) + ".0f;\n"),
+      "vmul", extra_flag);
 }
 
 // sample_contents plus vmul (x86:v1, offset 100), with the same ABI as vadd.
@@ -140,9 +140,9 @@ TEST(StubX86Fallback, TemporaryFilesLoadedAtOnceKeepTheirOwnCode) {
   EXPECT_NE(first.handle, second.handle);
   Buffers b;
   void* const ptrs[3] = {b.x.data(), b.y.data(), b.out.data()};
-  ASSERT_EQ(tsr_x86_call(&first, ptrs, &b.n), TSR_OK);
+  ASSERT_EQ(tsr_x86_call(&first, ptrs, &b.n, msg, sizeof msg), TSR_OK);
   EXPECT_EQ(b.out[5], 7.f);
-  ASSERT_EQ(tsr_x86_call(&second, ptrs, &b.n), TSR_OK);
+  ASSERT_EQ(tsr_x86_call(&second, ptrs, &b.n, msg, sizeof msg), TSR_OK);
   EXPECT_EQ(b.out[5], 9.f);
   tsr_x86_unload_loaded(&first);
   tsr_x86_unload_loaded(&second);

@@ -41,7 +41,9 @@ std::string StubRoutedTarget::route() const {
 // same loaded variant, as an application holding a tsr_kernel would.
 Status StubRoutedTarget::load(const KernelSpec& spec) const {
   if (kernel_) return ok();
-  tsr_select_options options{target_.kind.c_str(), 0};
+  // Exactly the variant under test, on the device the target found for it
+  // (the oracle asked device() first, so that device exists).
+  tsr_select_options options{target_.kind.c_str(), 0, target_.arch.c_str(), inner_.device(target_.arch).ordinal};
   // Pretending the CPU's level makes the stub pick exactly the tier under
   // test; the oracle asked device() first, so the CPU does have it.
   if (target_.kind == "x86" && target_.arch.size() == 2 && target_.arch[0] == 'v') options.x86_level = target_.arch[1] - '0';

@@ -2,8 +2,8 @@
 // the oracle checks exactly what an application calling tsr_kernel_launch
 // gets: the shipped bytes, the stub's selection and its ABI validation.
 // `test --archive` routes the archive's variants through it, and `test` and
-// `build` route each freshly compiled x86 artifact through it from a
-// one-kernel archive written in memory (docs/oracle.md, "Launch path").
+// `build` route each freshly compiled artifact, of every target, through it
+// from a one-kernel archive written in memory (docs/oracle.md, "Launch path").
 #pragma once
 
 #include <memory>
@@ -21,8 +21,9 @@ namespace tsr {
 class StubRoutedTarget final : public Target {
  public:
   // `inner` supplies everything but run() (device presence, budget floor).
-  // run() loads spec.name from `archive`, restricted to `target`'s kind, and
-  // fails unless the stub selects exactly `target` (kind and arch). The
+  // run() loads spec.name from `archive`, restricted to `target`'s kind and
+  // arch on the device inner.device(arch) names, and fails unless the stub
+  // selects exactly `target` (kind and arch). The
   // kernel stays loaded until this object goes; with `owns_archive` the
   // archive is closed then too, and `owned_bytes` (what it was opened from
   // in memory) freed after it.

@@ -21,7 +21,7 @@ tsr_dtype stub_dtype(DType t) {
 
 StubRoutedTarget::StubRoutedTarget(const Target& inner, tsr_archive* archive, TargetName target, bool owns_archive,
                                    std::vector<uint8_t> owned_bytes)
-    : inner_(inner),
+    : ForwardingTarget(inner),
       archive_(archive),
       target_(std::move(target)),
       owns_archive_(owns_archive),

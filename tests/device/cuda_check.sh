@@ -115,29 +115,26 @@ verdicts() {
   [ "$rows" -gt 0 ] && [ "$pass" -eq "$rows" ] && [ "$routed" -eq "$rows" ]
 }
 
-step "4. oracle through libtesserart (tesserac test)"
-timeout 300 "$TESSERAC" test "$SPECS" -t "$TARGETS" --json "$OUTDIR/cuda_test.json"
-rc=$?
-if detail=$(verdicts "$OUTDIR/cuda_test.json") && [ $rc -eq 0 ]; then
-  result "test" PASS "$(echo "$detail" | tail -1)"
-else
-  echo "$detail"
-  result "test" FAIL "exit $rc; $(echo "$detail" | tail -1)"
-fi
-
-step "5. oracle through the archive (tesserac test --archive)"
-if [ -f "$ARCHIVE" ]; then
-  timeout 300 "$TESSERAC" test "$SPECS" -t "$TARGETS" --archive "$ARCHIVE" --json "$OUTDIR/cuda_stub.json"
+# oracle_step NAME JSON [tesserac test options...]: the oracle over every spec.
+oracle_step() {
+  local name=$1 json=$2 rc detail
+  shift 2
+  timeout 300 "$TESSERAC" test "$SPECS" -t "$TARGETS" "$@" --json "$json"
   rc=$?
-  if detail=$(verdicts "$OUTDIR/cuda_stub.json") && [ $rc -eq 0 ]; then
-    result "test --archive" PASS "$(echo "$detail" | tail -1)"
+  if detail=$(verdicts "$json") && [ $rc -eq 0 ]; then
+    result "$name" PASS "$(echo "$detail" | tail -1)"
   else
     echo "$detail"
-    result "test --archive" FAIL "exit $rc; $(echo "$detail" | tail -1)"
+    result "$name" FAIL "exit $rc; $(echo "$detail" | tail -1)"
   fi
-else
-  result "test --archive" FAIL "no archive from step 3"
-fi
+}
+
+step "4. oracle through libtesserart (tesserac test)"
+oracle_step "test" "$OUTDIR/cuda_test.json"
+
+step "5. oracle through the archive (tesserac test --archive)"
+if [ -f "$ARCHIVE" ]; then oracle_step "test --archive" "$OUTDIR/cuda_stub.json" --archive "$ARCHIVE"
+else result "test --archive" FAIL "no archive from step 3"; fi
 
 step "6. device pointers and streams (cuda_device_check launch)"
 if [ -x "$HELPER" ]; then

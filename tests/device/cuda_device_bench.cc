@@ -140,16 +140,7 @@ int bench(const Driver& cu) {
   if (create) create(&handle);
   if (handle && set_stream) set_stream(handle, stream);
   for (int64_t size : {int64_t{4096}, int64_t{8192}}) {
-    KernelSpec m;
-    m.name = "bench_gemm_bf16_" + std::to_string(size);
-    m.family = Family::matmul;
-    m.dtype = DType::bf16;
-    m.accumulate = DType::f32;
-    MatmulSpec mm;
-    mm.m = mm.n = mm.k = st(size);
-    mm.a = Layout::row;
-    mm.b = Layout::col;
-    m.body = mm;
+    const KernelSpec m = bf16_gemm_spec("bench_gemm_bf16_" + std::to_string(size), size);
     const double gms = kernel_ms(cu, stream, m, arch, 3, 10);
     double blas = -1;
     if (handle && gemm) {

@@ -22,6 +22,7 @@
 #include "targets/cuda/cuda_archs.h"
 #include "targets/cuda/cuda_devices.h"
 #include "targets/cuda/cuda_target.h"
+#include "targets/forwarding_target.h"
 
 namespace tsr::device_check {
 
@@ -32,27 +33,17 @@ namespace {
 // The oracle's Target for one artifact on one device: run() puts the trial's
 // inputs in device memory, launches with tsr_kernel_launch_device on our
 // stream, synchronizes the stream itself and copies the outputs back.
-class DeviceLaunchTarget final : public Target {
+class DeviceLaunchTarget final : public ForwardingTarget {
  public:
   DeviceLaunchTarget(const Target& inner, const Driver& cu, const KernelSpec& spec, const Artifact& art, int device)
-      : inner_(inner), cu_(cu), kernel_(spec, art, device), device_(device) {
+      : ForwardingTarget(inner), cu_(cu), kernel_(spec, art, device), device_(device) {
     if (cu_.stream_create(&stream_, 1 /* CU_STREAM_NON_BLOCKING */) != 0) stream_ = nullptr;
   }
   ~DeviceLaunchTarget() override {
     if (stream_) cu_.stream_destroy(stream_);
   }
-  std::string kind() const override { return inner_.kind(); }
-  std::vector<std::string> archs() const override { return inner_.archs(); }
-  std::string unsupported_reason(const KernelSpec& s, const std::string& a) const override {
-    return inner_.unsupported_reason(s, a);
-  }
-  Expected<std::string> emit(const KernelSpec& s, const std::string& a) const override { return inner_.emit(s, a); }
-  ToolchainInfo toolchain() const override { return inner_.toolchain(); }
-  Expected<Artifact> compile(const KernelSpec& s, const std::string& a, const std::string& src) const override {
-    return inner_.compile(s, a, src);
-  }
-  DeviceInfo device(const std::string& a) const override { return inner_.device(a); }
-  BudgetFloor budget_floor(const KernelSpec& s) const override { return inner_.budget_floor(s); }
+  DeviceLaunchTarget(const DeviceLaunchTarget&) = delete;
+  DeviceLaunchTarget& operator=(const DeviceLaunchTarget&) = delete;
 
   Status run(const KernelSpec& spec, const Artifact&, LaunchArgs& args) const override {
     if (!kernel_.get()) return toolchain_error(kernel_.why_not());
@@ -77,7 +68,6 @@ class DeviceLaunchTarget final : public Target {
   }
 
  private:
-  const Target& inner_;
   const Driver& cu_;
   StubKernel kernel_;
   int device_;
@@ -94,16 +84,7 @@ int report(const std::string& what, const OracleReport& r) {
 // 20 launches of a 4096^3 bf16 matmul enqueued on a stream: the calls must
 // return long before the GPU is done with them (no synchronization inside).
 int check_asynchrony(const Driver& cu, const std::string& arch) {
-  KernelSpec s;
-  s.name = "async_gemm";
-  s.family = Family::matmul;
-  s.dtype = DType::bf16;
-  s.accumulate = DType::f32;
-  MatmulSpec m;
-  m.m = m.n = m.k = Dim{4096, ""};
-  m.a = Layout::row;
-  m.b = Layout::col;
-  s.body = m;
+  const KernelSpec s = bf16_gemm_spec("async_gemm", 4096);
   Expected<Artifact> art = compile_for_target(s, {"cuda", arch});
   if (!art) return std::printf("FAIL    async: compile: %s\n", art.error().message().c_str()), 1;
   StubKernel k(s, *art, 0);

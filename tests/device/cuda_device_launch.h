@@ -106,6 +106,22 @@ class StubKernel {
   std::string why_;
 };
 
+// bf16 C[size,size] = A (row-major) . B (col-major), f32 accumulation: the
+// benchmark's matmul and the asynchrony check's long-running kernel.
+inline KernelSpec bf16_gemm_spec(const std::string& name, int64_t size) {
+  KernelSpec s;
+  s.name = name;
+  s.family = Family::matmul;
+  s.dtype = DType::bf16;
+  s.accumulate = DType::f32;
+  MatmulSpec m;
+  m.m = m.n = m.k = Dim{size, ""};
+  m.a = Layout::row;
+  m.b = Layout::col;
+  s.body = m;
+  return s;
+}
+
 inline tsr_dtype stub_dtype(DType t) {
   return t == DType::f16 ? TSR_DTYPE_F16 : t == DType::bf16 ? TSR_DTYPE_BF16 : TSR_DTYPE_F32;
 }

@@ -50,10 +50,18 @@ struct Artifact {
   std::map<std::string, std::string> metadata;   // target-specific (launch geometry, ...)
 };
 
-// Host-side argument set for one launch, in ABI order.
+// Host-side argument set for one launch, in ABI order. With guard_bytes > 0
+// each buffer vector is [guard][payload][guard]: the oracle fills the guards
+// with a canary and checks them after the launch (docs/oracle.md), so a
+// runner passes payload(i) / payload_size(i), never buffers[i].data().
 struct LaunchArgs {
   std::vector<std::vector<uint8_t>> buffers;   // inputs then outputs, storage dtype bytes
   std::vector<int64_t> scalars;                // runtime scalars in ABI order
+  size_t guard_bytes = 0;                      // on each side of every buffer
+
+  uint8_t* payload(size_t i) { return buffers[i].data() + guard_bytes; }
+  const uint8_t* payload(size_t i) const { return buffers[i].data() + guard_bytes; }
+  size_t payload_size(size_t i) const { return buffers[i].size() - 2 * guard_bytes; }
 };
 
 // A tolerance floor a runner declares for its storage precision (DESIGN.md §4).

@@ -1,5 +1,7 @@
 #include "driver/qualify.h"
 
+#include "oracle/compare.h"
+
 #include <cstdio>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -8,6 +10,7 @@
 #include "driver/stub_routed_target.h"
 #include "tesserart.h"
 #include "identity/identity.h"
+#include "oracle/compare.h"
 #include "targets/registry.h"
 
 namespace tsr {
@@ -134,7 +137,8 @@ std::string render_verdict_table(const std::vector<VerdictRow>& rows) {
     const bool ran = rep.verdict != Verdict::not_run;
     std::string detail = rep.verdict == Verdict::pass
                              ? "seed=" + std::to_string(rep.seed) + " trials=" + std::to_string(rep.trials) +
-                                   (rep.determinism_checked ? " rerun=bit-identical" : "")
+                                   (rep.determinism_checked ? " rerun=bit-identical" : "") + " budget_use=" +
+                                   num(rep.budget_use) + (rep.absolute_term_decided ? "(atol)" : "(rtol)")
                              : rep.reason;
     std::snprintf(line, sizeof line, "%-*s  %-*s  %-7s  %-9s  %-9s  %-17s  %s\n", static_cast<int>(kw),
                   r.kernel.c_str(), static_cast<int>(tw), r.target.str().c_str(), verdict_name(rep.verdict),
@@ -162,6 +166,9 @@ std::string render_verdict_json(const std::vector<VerdictRow>& rows) {
     j["max_rel_err"] = r.report.max_rel_err;
     j["budget_atol"] = r.report.budget.atol;
     j["budget_rtol"] = r.report.budget.rtol;
+    j["rel_threshold"] = relative_threshold(r.report.budget);   // max_rel_err counts |ref| at or above it
+    j["budget_use"] = r.report.budget_use;
+    j["budget_term"] = r.report.absolute_term_decided ? "atol" : "rtol";
     j["seed"] = r.report.seed;
     j["trials"] = r.report.trials;
     j["determinism_checked"] = r.report.determinism_checked;

@@ -69,14 +69,12 @@ Status StubRoutedTarget::run(const KernelSpec& spec, const Artifact&, LaunchArgs
   if (Status loaded = load(spec); !loaded.ok()) return loaded;
   const KernelAbi abi = kernel_abi(spec);
   const std::vector<const Binding*> buffers = abi.buffers();
-  // An empty std::vector may hold no storage (data() == NULL), which the
-  // stub refuses as a missing buffer; a zero-byte buffer is not missing, so
-  // it gets the address of an aligned placeholder instead.
-  alignas(16) static uint8_t empty_buffer[16];
+  // A zero-byte buffer may have no storage (NULL): the stub accepts that
+  // for a buffer that needs no bytes.
   std::vector<tsr_buffer_arg> bargs;
   for (size_t i = 0; i < buffers.size() && i < args.buffers.size(); ++i)
-    bargs.push_back({args.buffers[i].empty() ? empty_buffer : args.buffers[i].data(), args.buffers[i].size(),
-                     stub_dtype(buffers[i]->dtype), buffers[i]->role == Role::input ? TSR_ROLE_IN : TSR_ROLE_OUT});
+    bargs.push_back({args.payload(i), args.payload_size(i), stub_dtype(buffers[i]->dtype),
+                     buffers[i]->role == Role::input ? TSR_ROLE_IN : TSR_ROLE_OUT});
   const tsr_status st =
       tsr_kernel_launch(kernel_, bargs.data(), bargs.size(), args.scalars.data(), args.scalars.size(), nullptr);
   if (st != TSR_OK)

@@ -90,30 +90,37 @@ std::vector<double> generate_values(const KernelSpec& spec, const std::string& b
   return v;
 }
 
+Distribution trial_distribution(int trial) {
+  const std::vector<Distribution>& all = all_distributions();
+  return all[static_cast<size_t>(trial) % all.size()];
+}
+
 std::map<std::string, int64_t> trial_scalars(const KernelSpec& spec, int trial) {
-  // Sizes that are not multiples of any vector width or tile, plus 1.
-  static const int64_t elementwise_sizes[] = {100003, 4099, 1, 777};
-  static const int64_t matmul_sizes[] = {97, 130, 1, 67, 33};
-  static const int64_t row_sizes[] = {37, 9, 1, 5};
-  static const int64_t col_sizes[] = {1000, 4099, 1, 33};
+  // One row per trial (kTrialCount rows). Odd sizes, then aligned ones:
+  // 4096 and 1032 are multiples of 8 (4096 of 128 too); matmul trial 1 has
+  // every extent a multiple of 8 with K = 40 (not a multiple of 32), trial 4
+  // multiples of 128, trial 5 multiples of 8 and 16 with K = 72.
+  static const int64_t elementwise_sizes[kTrialCount] = {100003, 4099, 1, 777, 4096, 1032};
+  static const int64_t matmul_sizes[kTrialCount][3] = {{97, 130, 67}, {128, 256, 40}, {1, 33, 1},
+                                                       {67, 97, 130}, {256, 128, 256}, {48, 16, 72}};
+  static const int64_t rowwise_sizes[kTrialCount][2] = {{37, 1000}, {9, 4099}, {1, 1},
+                                                        {5, 33},    {16, 4096}, {128, 256}};
   std::map<std::string, int64_t> values;
-  const int t = trial % 4;
-  int index = 0;
-  auto assign = [&](const Dim& d, const int64_t* table, int table_size) {
-    if (d.is_static() || values.count(d.name)) return;
-    values[d.name] = table[(t + index++) % table_size];
+  const int t = trial % kTrialCount;
+  // A dimension named twice (N: M) keeps its first value.
+  auto assign = [&](const Dim& d, int64_t value) {
+    if (!d.is_static() && !values.count(d.name)) values[d.name] = value;
   };
   switch (spec.family) {
-    case Family::elementwise: assign(spec.elementwise().n, elementwise_sizes, 4); break;
+    case Family::elementwise: assign(spec.elementwise().n, elementwise_sizes[t]); break;
     case Family::matmul:
-      assign(spec.matmul().m, matmul_sizes, 5);
-      assign(spec.matmul().n, matmul_sizes, 5);
-      assign(spec.matmul().k, matmul_sizes, 5);
+      assign(spec.matmul().m, matmul_sizes[t][0]);
+      assign(spec.matmul().n, matmul_sizes[t][1]);
+      assign(spec.matmul().k, matmul_sizes[t][2]);
       break;
     case Family::rowwise:
-      assign(spec.rowwise().rows, row_sizes, 4);
-      index = 0;
-      assign(spec.rowwise().cols, col_sizes, 4);
+      assign(spec.rowwise().rows, rowwise_sizes[t][0]);
+      assign(spec.rowwise().cols, rowwise_sizes[t][1]);
       break;
     case Family::attention: break;
   }

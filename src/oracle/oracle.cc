@@ -34,28 +34,69 @@ namespace {
 struct Trial {
   LaunchArgs args;
   std::vector<std::vector<double>> inputs;
+  std::vector<std::vector<uint8_t>> input_bytes;   // the inputs as launched, to check they are unchanged
   std::map<std::string, int64_t> scalars;
 };
 
-Trial make_trial(const KernelSpec& spec, const KernelAbi& abi, int index, Distribution dist, uint64_t seed) {
+// The canary byte at position i of a guard zone: not a constant, so a
+// kernel storing one repeated value cannot happen to write it back.
+uint8_t canary(size_t i) { return static_cast<uint8_t>(0xA5 ^ (i * 0x3B)); }
+
+Trial make_trial(const KernelSpec& spec, const KernelAbi& abi, int index, uint64_t seed) {
   Trial t;
   t.scalars = trial_scalars(spec, index);
+  t.args.guard_bytes = kGuardBytes;
   Rng rng(seed + 0x1000u * static_cast<uint64_t>(index));
   for (const Binding* b : abi.buffers()) {
     const int64_t count = *abi.element_count(*b, t.scalars);
-    std::vector<uint8_t> bytes(static_cast<size_t>(count) * dtype_size(b->dtype));
+    const size_t payload = static_cast<size_t>(count) * dtype_size(b->dtype);
+    std::vector<uint8_t> bytes(payload + 2 * kGuardBytes);
+    for (size_t i = 0; i < kGuardBytes; ++i) bytes[i] = bytes[kGuardBytes + payload + i] = canary(i);
+    uint8_t* data = bytes.data() + kGuardBytes;
     if (b->role == Role::input) {
-      std::vector<double> values = generate_values(spec, b->name, count, dist, t.scalars, rng);
-      for (int64_t i = 0; i < count; ++i) store_element(bytes.data(), b->dtype, i, values[static_cast<size_t>(i)]);
+      std::vector<double> values = generate_values(spec, b->name, count, trial_distribution(index), t.scalars, rng);
+      for (int64_t i = 0; i < count; ++i) store_element(data, b->dtype, i, values[static_cast<size_t>(i)]);
       t.inputs.push_back(std::move(values));
+      t.input_bytes.emplace_back(data, data + payload);
     } else {
       // Poison outputs so an element the kernel never writes cannot pass.
-      for (int64_t i = 0; i < count; ++i) store_element(bytes.data(), b->dtype, i, NAN);
+      for (int64_t i = 0; i < count; ++i) store_element(data, b->dtype, i, NAN);
     }
     t.args.buffers.push_back(std::move(bytes));
   }
   for (const std::string& s : abi.scalar_names()) t.args.scalars.push_back(t.scalars.at(s));
   return t;
+}
+
+// Why the launch touched memory it must not: a changed guard byte (named by
+// buffer and side) or a changed input; empty when nothing did.
+std::string memory_violation(const KernelAbi& abi, const Trial& t) {
+  const std::vector<const Binding*> buffers = abi.buffers();
+  for (size_t b = 0; b < buffers.size(); ++b) {
+    const std::vector<uint8_t>& bytes = t.args.buffers[b];
+    const size_t payload = t.args.payload_size(b);
+    for (size_t i = 0; i < kGuardBytes; ++i) {
+      if (bytes[kGuardBytes - 1 - i] != canary(kGuardBytes - 1 - i))
+        return "the launch wrote before buffer '" + buffers[b]->name + "' (guard byte at offset -" +
+               std::to_string(i + 1) + " changed)";
+      if (bytes[kGuardBytes + payload + i] != canary(i))
+        return "the launch wrote after the end of buffer '" + buffers[b]->name + "' (guard byte at offset +" +
+               std::to_string(i) + " past its " + std::to_string(payload) + " bytes changed)";
+    }
+  }
+  size_t input = 0;
+  for (size_t b = 0; b < buffers.size(); ++b) {
+    if (buffers[b]->role != Role::input) continue;
+    const std::vector<uint8_t>& before = t.input_bytes[input++];
+    const uint8_t* now = t.args.payload(b);
+    const auto diff = std::mismatch(before.begin(), before.end(), now);
+    if (diff.first != before.end()) {
+      const size_t offset = static_cast<size_t>(diff.first - before.begin());
+      return "the launch changed input '" + buffers[b]->name + "' (element " +
+             std::to_string(offset / dtype_size(buffers[b]->dtype)) + ")";
+    }
+  }
+  return "";
 }
 
 // "24 TiB": bytes in the largest binary unit that keeps the number >= 1.
@@ -79,15 +120,17 @@ std::string format_double(double v) {
 double oracle_trial_bytes(const KernelSpec& spec) {
   const KernelAbi abi = kernel_abi(spec);
   double peak = 0.0;
-  for (int i = 0; i < static_cast<int>(all_distributions().size()); ++i) {
+  for (int i = 0; i < kTrialCount; ++i) {
     const std::map<std::string, int64_t> scalars = trial_scalars(spec, i);
     double bytes = 0.0;
     for (const Binding* b : abi.buffers()) {
       double count = 1.0;   // in double: static extents may multiply past int64
       for (const Dim& d : b->shape) count *= static_cast<double>(d.is_static() ? d.value : scalars.at(d.name));
       // Storage bytes and values as doubles, twice for the determinism rerun;
-      // the output also widened to double and as reference values.
+      // an input also as the copy that proves it unchanged (twice); the
+      // output also widened to double and as reference values.
       bytes += 2.0 * count * (dtype_size(b->dtype) + sizeof(double));
+      if (b->role == Role::input) bytes += 2.0 * count * dtype_size(b->dtype);
       if (b->role == Role::output) bytes += count * (sizeof(double) + sizeof(ReferenceValue));
     }
     peak = std::max(peak, bytes);
@@ -110,9 +153,12 @@ OracleReport run_oracle(const KernelSpec& spec, const Target& target, const Arti
   const KernelAbi abi = kernel_abi(spec);
   const size_t output_slot = abi.buffers().size() - 1;   // every family has exactly one output, last
   const DType out_dtype = abi.buffers().back()->dtype;
-  const std::vector<Distribution>& dists = all_distributions();
-  for (int i = 0; i < static_cast<int>(dists.size()); ++i) {
-    Trial trial = make_trial(spec, abi, i, dists[static_cast<size_t>(i)], options.seed);
+  for (int i = 0; i < kTrialCount; ++i) {
+    Trial trial = make_trial(spec, abi, i, options.seed);
+    std::string sizes;
+    for (const auto& [name, value] : trial.scalars) sizes += " " + name + "=" + std::to_string(value);
+    const std::string trial_name = std::string("trial ") + std::to_string(i) + " (" +
+                                   distribution_name(trial_distribution(i)) + (sizes.empty() ? "" : "," + sizes) + ")";
     Status ran = target.run(spec, artifact, trial.args);
     if (!ran.ok()) {
       report.verdict = Verdict::fail;
@@ -121,32 +167,38 @@ OracleReport run_oracle(const KernelSpec& spec, const Target& target, const Arti
     }
     if (options.corrupt_outputs) options.corrupt_outputs(trial.args);
     ++report.trials;
+    if (const std::string violation = memory_violation(abi, trial); !violation.empty()) {
+      report.verdict = Verdict::fail;
+      report.reason = trial_name + ": " + violation;
+      return report;
+    }
 
-    const std::vector<uint8_t>& out_bytes = trial.args.buffers[output_slot];
-    const int64_t count = static_cast<int64_t>(out_bytes.size()) / dtype_size(out_dtype);
+    const uint8_t* out_bytes = trial.args.payload(output_slot);
+    const int64_t count = static_cast<int64_t>(trial.args.payload_size(output_slot)) / dtype_size(out_dtype);
     std::vector<double> out(static_cast<size_t>(count));
-    for (int64_t j = 0; j < count; ++j) out[static_cast<size_t>(j)] = load_element(out_bytes.data(), out_dtype, j);
+    for (int64_t j = 0; j < count; ++j) out[static_cast<size_t>(j)] = load_element(out_bytes, out_dtype, j);
     const std::vector<ReferenceValue> ref = reference_output(spec, trial.inputs, trial.scalars, options.seed + i);
     const Comparison c = compare_output(ref, out, report.budget);
     report.max_abs_err = std::max(report.max_abs_err, c.max_abs_err);
     report.max_rel_err = std::max(report.max_rel_err, c.max_rel_err);
+    if (c.budget_use > report.budget_use) {
+      report.budget_use = c.budget_use;
+      report.absolute_term_decided = c.absolute_term_decided;
+    }
     if (!c.pass && report.verdict != Verdict::fail) {
       report.verdict = Verdict::fail;
-      std::string sizes;
-      for (const auto& [name, value] : trial.scalars) sizes += " " + name + "=" + std::to_string(value);
-      report.reason = std::string("trial ") + std::to_string(i) + " (" + distribution_name(dists[static_cast<size_t>(i)]) +
-                      (sizes.empty() ? "" : "," + sizes) + "): " + std::to_string(c.failures) + " of " +
-                      std::to_string(c.checked) + " elements outside budget; first at index " +
-                      std::to_string(c.first_fail_index) + ": got " + format_double(c.first_fail_out) +
-                      ", expected " + format_double(c.first_fail_ref);
+      report.reason = trial_name + ": " + std::to_string(c.failures) + " of " + std::to_string(c.checked) +
+                      " elements outside budget; first at index " + std::to_string(c.first_fail_index) + ": got " +
+                      format_double(c.first_fail_out) + ", expected " + format_double(c.first_fail_ref);
     }
     // A kernel claimed deterministic must reproduce its first trial bit for bit.
     if (i == 0 && spec.determinism == Determinism::deterministic) {
-      Trial again = make_trial(spec, abi, i, dists[0], options.seed);
+      Trial again = make_trial(spec, abi, i, options.seed);
       Status reran = target.run(spec, artifact, again.args);
       if (options.corrupt_outputs) options.corrupt_outputs(again.args);
       report.determinism_checked = true;
-      if (!reran.ok() || again.args.buffers[output_slot] != out_bytes) {
+      const size_t out_size = trial.args.payload_size(output_slot);
+      if (!reran.ok() || !std::equal(out_bytes, out_bytes + out_size, again.args.payload(output_slot))) {
         report.verdict = Verdict::fail;
         report.reason = reran.ok() ? "kernel is declared deterministic but two runs on identical inputs differ"
                                    : "launch failed on the determinism rerun: " + reran.error().message();

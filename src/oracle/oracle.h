@@ -19,7 +19,9 @@ struct OracleReport {
   Verdict verdict = Verdict::not_run;
   std::string reason;        // NOT_RUN: why; FAIL: trial, index, values
   double max_abs_err = 0.0;
-  double max_rel_err = 0.0;
+  double max_rel_err = 0.0;      // where |ref| >= relative_threshold(budget) (compare.h)
+  double budget_use = 0.0;       // worst |out - ref| / (atol + rtol |ref|); 1 = the edge
+  bool absolute_term_decided = true;   // which budget term was larger at that element
   Budget budget;
   uint64_t seed = 0;
   int trials = 0;
@@ -31,6 +33,10 @@ struct OracleOptions {
   // Test hook: corrupts the launch outputs after the kernel ran (mutation tests).
   std::function<void(LaunchArgs&)> corrupt_outputs;
 };
+
+// Bytes of canary on each side of every buffer of a trial: a kernel that
+// writes before or after a buffer changes them and fails the trial.
+constexpr size_t kGuardBytes = 256;
 
 // The most memory one oracle trial may hold (buffers, their values as
 // doubles, the reference); a spec whose static extents need more gets

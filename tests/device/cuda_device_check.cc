@@ -48,12 +48,12 @@ class DeviceLaunchTarget final : public ForwardingTarget {
   Status run(const KernelSpec& spec, const Artifact&, LaunchArgs& args) const override {
     if (!kernel_.get()) return toolchain_error(kernel_.why_not());
     if (!stream_) return toolchain_error("cuStreamCreate failed");
-    std::vector<size_t> sizes;
-    for (const std::vector<uint8_t>& b : args.buffers) sizes.push_back(b.size());
+    std::vector<size_t> sizes;   // the payloads, without the oracle's guard zones
+    for (size_t i = 0; i < args.buffers.size(); ++i) sizes.push_back(args.payload_size(i));
     DeviceBuffers dev(cu_, spec, sizes);
     if (!dev.ok()) return toolchain_error("cuMemAlloc failed");
     for (size_t i = 0; i < dev.args.size(); ++i)
-      if (dev.args[i].role == TSR_ROLE_IN && sizes[i] && cu_.htod(dev.args[i].ptr, args.buffers[i].data(), sizes[i]))
+      if (dev.args[i].role == TSR_ROLE_IN && sizes[i] && cu_.htod(dev.args[i].ptr, args.payload(i), sizes[i]))
         return toolchain_error("cuMemcpyHtoD failed");
     const tsr_status s = tsr_kernel_launch_device(kernel_.get(), device_, stream_, dev.args.data(), dev.args.size(),
                                                   args.scalars.data(), args.scalars.size());
@@ -62,7 +62,7 @@ class DeviceLaunchTarget final : public ForwardingTarget {
                              tsr_kernel_last_message(kernel_.get()));
     if (cu_.stream_sync(stream_) != 0) return toolchain_error("cuStreamSynchronize failed after the launch");
     for (size_t i = 0; i < dev.args.size(); ++i)
-      if (dev.args[i].role == TSR_ROLE_OUT && sizes[i] && cu_.dtoh(args.buffers[i].data(), dev.args[i].ptr, sizes[i]))
+      if (dev.args[i].role == TSR_ROLE_OUT && sizes[i] && cu_.dtoh(args.payload(i), dev.args[i].ptr, sizes[i]))
         return toolchain_error("cuMemcpyDtoH failed");
     return ok();
   }

@@ -3,11 +3,15 @@
 // target without a device as passed.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <functional>
+#include <set>
 
 #include "driver/compile.h"
 #include "driver/stub_routed_target.h"
 #include "oracle/compare.h"
+#include "oracle/input_generator.h"
 #include "oracle/oracle.h"
 #include "oracle/reference.h"
 #include "spec/abi.h"
@@ -50,6 +54,7 @@ class FakeTarget final : public Target {
   bool present = true;
   bool flaky = false;
   double floor = 0.0;
+  std::function<void(LaunchArgs&)> scribble;   // runs after the correct outputs are written
   mutable int runs = 0;
 
   std::string kind() const override { return "fake"; }
@@ -73,16 +78,18 @@ class FakeTarget final : public Target {
     std::vector<std::vector<double>> inputs;
     const auto buffers = abi.buffers();
     for (size_t b = 0; b + 1 < buffers.size(); ++b) {
-      std::vector<double> v(args.buffers[b].size() / dtype_size(buffers[b]->dtype));
-      for (size_t i = 0; i < v.size(); ++i) v[i] = load_element(args.buffers[b].data(), buffers[b]->dtype, i);
+      std::vector<double> v(args.payload_size(b) / dtype_size(buffers[b]->dtype));
+      for (size_t i = 0; i < v.size(); ++i) v[i] = load_element(args.payload(b), buffers[b]->dtype, i);
       inputs.push_back(v);
     }
-    std::vector<uint8_t>& out = args.buffers.back();
+    const size_t out_slot = args.buffers.size() - 1;
+    uint8_t* out = args.payload(out_slot);
     for (const ReferenceValue& r : reference_output(spec, inputs, scalars, 1)) {
       double v = r.value;
       if (flaky && runs % 2 == 0 && r.index == 0) v = std::nextafter(static_cast<float>(v), INFINITY);
-      store_element(out.data(), abi.buffers().back()->dtype, r.index, v);
+      store_element(out, abi.buffers().back()->dtype, r.index, v);
     }
+    if (scribble) scribble(args);
     return ok();
   }
 };
@@ -108,7 +115,34 @@ TEST(Compare, ReportsFirstFailureAndMaxima) {
   EXPECT_EQ(c.first_fail_index, 1);
   EXPECT_DOUBLE_EQ(c.first_fail_out, 2.5);
   EXPECT_DOUBLE_EQ(c.max_abs_err, 0.5);
-  EXPECT_DOUBLE_EQ(c.max_rel_err, 0.25);
+  // rtol 0: the relative term never decides, so no relative error is reported.
+  EXPECT_EQ(c.rel_checked, 0);
+  EXPECT_DOUBLE_EQ(c.max_rel_err, 0.0);
+  EXPECT_DOUBLE_EQ(c.budget_use, 50.0);
+  EXPECT_TRUE(c.absolute_term_decided);
+}
+
+// max_rel_err counts only elements where the relative term can decide
+// (|ref| >= atol / rtol): a near-zero reference no longer reports a
+// relative error of 1 for an error the absolute term allows.
+TEST(Compare, RelativeErrorOnlyAboveTheThreshold) {
+  const Budget b{1e-3, 1e-2};   // threshold 0.1
+  EXPECT_DOUBLE_EQ(relative_threshold(b), 0.1);
+  EXPECT_EQ(relative_threshold({1e-3, 0.0}), INFINITY);
+  std::vector<ReferenceValue> ref = {{0, 1e-4}, {1, 10.0}, {2, 0.1}};
+  std::vector<double> out = {2e-4, 10.05, 0.1};
+  Comparison c = compare_output(ref, out, b);
+  EXPECT_TRUE(c.pass);
+  EXPECT_EQ(c.rel_checked, 2);                    // 10.0 and 0.1, not 1e-4
+  EXPECT_NEAR(c.max_rel_err, 0.05 / 10.0, 1e-12);   // not 1e-4 / 1e-4 = 1
+  // Worst use of the budget: element 1, 0.05 of 1e-3 + 0.1 allowed; the relative term is larger there.
+  EXPECT_NEAR(c.budget_use, 0.05 / 0.101, 1e-12);
+  EXPECT_FALSE(c.absolute_term_decided);
+  // Element 0 decides when it uses more: the absolute term is larger there.
+  out[0] = 1e-4 + 1.05e-3;
+  c = compare_output(ref, out, b);
+  EXPECT_NEAR(c.budget_use, 1.05e-3 / (1e-3 + 1e-6), 1e-9);
+  EXPECT_TRUE(c.absolute_term_decided);
 }
 
 TEST(Budget, DefaultsPerDtypeAndRunnerFloor) {
@@ -128,8 +162,73 @@ TEST(Oracle, PassesACorrectKernel) {
   for (const char* yaml : {kSoftmax, kGemm}) {
     OracleReport r = run_oracle(must_decode(yaml), t, Artifact{});
     EXPECT_EQ(r.verdict, Verdict::pass) << r.reason;
-    EXPECT_EQ(r.trials, 4);
+    EXPECT_EQ(r.trials, kTrialCount);
     EXPECT_TRUE(r.determinism_checked);
+  }
+}
+
+// A kernel that writes outside its buffers or into its inputs fails the
+// trial, naming the buffer and where, even when every output is right.
+TEST(OracleGuards, WriteBeforeABufferFails) {
+  FakeTarget t;
+  t.scribble = [](LaunchArgs& args) { args.payload(0)[-3] ^= 1; };
+  OracleReport r = run_oracle(must_decode(kGemm), t, Artifact{});
+  EXPECT_EQ(r.verdict, Verdict::fail);
+  EXPECT_EQ(r.reason, "trial 0 (uniform, M=97 N=130): the launch wrote before buffer 'a' (guard byte at offset -3 changed)");
+}
+
+TEST(OracleGuards, WriteAfterTheEndOfTheOutputFails) {
+  FakeTarget t;
+  t.scribble = [](LaunchArgs& args) {
+    const size_t out = args.buffers.size() - 1;
+    args.payload(out)[args.payload_size(out)] = 0;   // one past the end: an off-by-one tail guard
+  };
+  OracleReport r = run_oracle(must_decode(kSoftmax), t, Artifact{});
+  EXPECT_EQ(r.verdict, Verdict::fail);
+  EXPECT_EQ(r.reason, "trial 0 (uniform, r=37): the launch wrote after the end of buffer 'y' (guard byte at offset +0 "
+                      "past its 22200 bytes changed)");
+}
+
+TEST(OracleGuards, ChangedInputFails) {
+  FakeTarget t;
+  t.scribble = [](LaunchArgs& args) { args.payload(1)[4] ^= 0x40; };
+  OracleReport r = run_oracle(must_decode(kGemm), t, Artifact{});
+  EXPECT_EQ(r.verdict, Verdict::fail);
+  EXPECT_EQ(r.reason, "trial 0 (uniform, M=97 N=130): the launch changed input 'b' (element 1)");
+}
+
+// The trial sizes cover odd sizes, multiples of 8, 16, 32 and 128, size 1,
+// one trial with every matmul extent a multiple of 8, and K that is a
+// multiple of 8 but not of 32.
+TEST(OracleTrials, SizesCoverAlignedOddAndUnitCases) {
+  const KernelSpec mm = must_decode(R"(tesserac: 1
+kernel: mm_all_runtime
+family: matmul
+dtype: bf16
+accumulate: f32
+shape: {M: M, N: N, K: K}
+layout: {a: row, b: row}
+accuracy: {kind: reference_exact}
+determinism: deterministic
+)");
+  std::set<int64_t> seen;
+  bool all_multiple_of_8 = false, k_partial = false;
+  for (int i = 0; i < kTrialCount; ++i) {
+    const auto s = trial_scalars(mm, i);
+    for (const auto& [name, v] : s) seen.insert(v);
+    all_multiple_of_8 |= s.at("M") % 8 == 0 && s.at("N") % 8 == 0 && s.at("K") % 8 == 0;
+    k_partial |= s.at("K") % 8 == 0 && s.at("K") % 32 != 0;
+  }
+  EXPECT_TRUE(all_multiple_of_8);
+  EXPECT_TRUE(k_partial);
+  auto has = [&](auto pred) { return std::any_of(seen.begin(), seen.end(), pred); };
+  EXPECT_TRUE(seen.count(1));
+  EXPECT_TRUE(has([](int64_t v) { return v % 128 == 0; }));
+  EXPECT_TRUE(has([](int64_t v) { return v % 2 == 1 && v > 1; }));
+  for (const char* yaml : {kSoftmax}) {
+    std::set<int64_t> rows;
+    for (int i = 0; i < kTrialCount; ++i) rows.insert(trial_scalars(must_decode(yaml), i).at("r"));
+    EXPECT_TRUE(rows.count(1) && rows.count(16) && rows.count(128) && rows.count(37));
   }
 }
 
@@ -155,11 +254,11 @@ shape: {N: 1099511627776}
 accuracy: {kind: reference_exact}
 determinism: deterministic
 )");
-  EXPECT_DOUBLE_EQ(oracle_trial_bytes(big), 1099511627776.0 * (2 * (4 + 8) + 2 * (4 + 8) + 8 + 16));   // in0, out
+  EXPECT_DOUBLE_EQ(oracle_trial_bytes(big), 1099511627776.0 * (2 * (4 + 8) + 2 * 4 + 2 * (4 + 8) + 8 + 16));   // in0 (+ copy), out
   const OracleReport r = run_oracle(big, t, Artifact{});
   EXPECT_EQ(r.verdict, Verdict::not_run);
   EXPECT_EQ(r.reason,
-            "the oracle would hold 72 TiB for one trial of these static extents, above its memory budget of 4 GiB");
+            "the oracle would hold 80 TiB for one trial of these static extents, above its memory budget of 4 GiB");
   EXPECT_EQ(t.runs, 0);
   // Products of static extents beyond int64 are estimated, never overflowed.
   const KernelSpec wide = must_decode(R"(tesserac: 1
@@ -189,8 +288,9 @@ TEST(Oracle, InjectedOutputErrorFlipsVerdict) {
   FakeTarget t;
   OracleOptions o;
   o.corrupt_outputs = [](LaunchArgs& args) {
-    std::vector<uint8_t>& out = args.buffers.back();
-    if (out.size() >= 8) store_element(out.data(), DType::f32, 1, load_element(out.data(), DType::f32, 1) + 1.0);
+    const size_t slot = args.buffers.size() - 1;
+    uint8_t* out = args.payload(slot);
+    if (args.payload_size(slot) >= 8) store_element(out, DType::f32, 1, load_element(out, DType::f32, 1) + 1.0);
   };
   OracleReport r = run_oracle(must_decode(kGemm), t, Artifact{}, o);
   EXPECT_EQ(r.verdict, Verdict::fail);
@@ -256,10 +356,11 @@ TEST_F(X86Mutation, CompiledKernelPassesAndOutputCorruptionFails) {
     EXPECT_EQ(stub->route(), "libtesserart memfd+dlopen");
     OracleOptions o;
     o.corrupt_outputs = [&](LaunchArgs& args) {
-      std::vector<uint8_t>& out = args.buffers.back();
+      const size_t slot = args.buffers.size() - 1;
+      uint8_t* out = args.payload(slot);
       const DType t = spec.dtype;
-      const int64_t n = static_cast<int64_t>(out.size()) / dtype_size(t);
-      if (n > 0) store_element(out.data(), t, n / 2, load_element(out.data(), t, n / 2) + 1.0);
+      const int64_t n = static_cast<int64_t>(args.payload_size(slot)) / dtype_size(t);
+      if (n > 0) store_element(out, t, n / 2, load_element(out, t, n / 2) + 1.0);
     };
     OracleReport r = run_oracle(spec, *stub, *art, o);
     EXPECT_EQ(r.verdict, Verdict::fail) << yaml;

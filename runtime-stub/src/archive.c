@@ -38,6 +38,7 @@ static struct tsr_archive* new_archive(void) {
   struct tsr_archive* a = (struct tsr_archive*)calloc(1, sizeof *a);
   if (!a) return NULL;
   a->fd = -1;
+  a->message_id = tsr_message_new_owner();
   if (pthread_mutex_init(&a->lock, NULL) != 0) {
     free(a);
     return NULL;
@@ -165,11 +166,20 @@ static tsr_status map_all_locked(struct tsr_archive* a) {
   return TSR_OK;
 }
 
-tsr_status tsr_map_all(struct tsr_archive* a) {
+tsr_status tsr_map_all(struct tsr_archive* a, const uint8_t** out_data) {
   pthread_mutex_lock(&a->lock);
   tsr_status s = map_all_locked(a);
+  *out_data = a->data;
   pthread_mutex_unlock(&a->lock);
   return s;
+}
+
+void tsr_archive_lazy_counts(const struct tsr_archive* a, tsr_lazy_counts* out) {
+  /* The lock is the archive's, not part of its logical state. */
+  pthread_mutex_t* lock = (pthread_mutex_t*)&a->lock;
+  pthread_mutex_lock(lock);
+  *out = a->lazy;
+  pthread_mutex_unlock(lock);
 }
 
 static const uint8_t* blob_bytes_locked(struct tsr_archive* a, uint32_t v) {
@@ -183,6 +193,7 @@ static const uint8_t* blob_bytes_locked(struct tsr_archive* a, uint32_t v) {
     return NULL;
   }
   ssize_t got = read_at(a->fd, copy, (size_t)size, off);
+  ++a->lazy.blob_reads;
   if (got != (ssize_t)size) {
     tsr_set_message(TSR_MSG(TSR_MSG_ARCHIVE, a), "cannot read a blob of the archive: %s",
                     got < 0 ? strerror(errno) : "file changed while reading");
@@ -219,6 +230,7 @@ static tsr_status blob_check_locked(struct tsr_archive* a, uint32_t v, int full,
   size_t size = (size_t)tsr_le64(vr + 56);
   /* A bad blob is rechecked on every call so the message names the check. */
   const char* what = full ? "sha256" : "crc32c";
+  ++a->lazy.blob_checks;
   if (full) {
     /* Both checksums: verify must reject what a first use would. */
     uint8_t digest[32];
@@ -246,4 +258,6 @@ tsr_status tsr_blob_check(struct tsr_archive* a, uint32_t v, int full, const uin
   return s;
 }
 
-const char* tsr_archive_last_message(const tsr_archive* a) { return tsr_message_of(TSR_MSG_ARCHIVE, a); }
+const char* tsr_archive_last_message(const tsr_archive* a) {
+  return a ? tsr_message_text(TSR_MSG_ARCHIVE, a->message_id) : "";
+}

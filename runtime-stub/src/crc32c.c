@@ -120,12 +120,14 @@ static uint32_t crc_sse42(uint32_t crc, const uint8_t* p, size_t n) {
 }
 
 static int have_sse42(void) {
-  static int cached = -1;   /* racing threads compute the same value */
-  if (cached < 0) {
+  static int cached = -1;   /* racing threads compute and store the same value */
+  int value = __atomic_load_n(&cached, __ATOMIC_RELAXED);
+  if (value < 0) {
     unsigned a, b, c, d;
-    cached = __get_cpuid(1, &a, &b, &c, &d) && (c >> 20 & 1);
+    value = __get_cpuid(1, &a, &b, &c, &d) && (c >> 20 & 1);
+    __atomic_store_n(&cached, value, __ATOMIC_RELAXED);
   }
-  return cached;
+  return value;
 }
 #endif
 

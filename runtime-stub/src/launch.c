@@ -46,7 +46,7 @@ tsr_status tsr_kernel_load(tsr_archive* a, const char* name, const tsr_select_op
                            tsr_kernel** out_kernel) {
   if (!a || !name || !out_kernel) return TSR_ERROR_NULL_ARGUMENT;
   *out_kernel = NULL;
-  tsr_message_for(TSR_MSG_ARCHIVE, a)[0] = 0;
+  tsr_message_slot(TSR_MSG_ARCHIVE, a->message_id)[0] = 0;
   size_t index;
   tsr_status s = tsr_archive_find_kernel(a, name, &index);
   if (s != TSR_OK) {
@@ -74,6 +74,7 @@ tsr_status tsr_kernel_load(tsr_archive* a, const char* name, const tsr_select_op
   struct tsr_kernel* k = (struct tsr_kernel*)calloc(1, sizeof *k);
   if (!k) return TSR_ERROR_OUT_OF_MEMORY;
   k->archive = a;
+  k->message_id = tsr_message_new_owner();
   k->index = index;
   k->selection = sel;
   k->info = ki;
@@ -104,7 +105,9 @@ tsr_status tsr_kernel_selection(const tsr_kernel* k, tsr_selection* out) {
   return TSR_OK;
 }
 
-const char* tsr_kernel_last_message(const tsr_kernel* k) { return tsr_message_of(TSR_MSG_KERNEL, k); }
+const char* tsr_kernel_last_message(const tsr_kernel* k) {
+  return k ? tsr_message_text(TSR_MSG_KERNEL, k->message_id) : "";
+}
 
 #define REJECT(code, ...) do { tsr_set_message(KMSG(k), __VA_ARGS__); return (code); } while (0)
 
@@ -173,7 +176,7 @@ enum { SMALL = 16 };
 /* Validates, skips an empty problem, and hands the rest to the backend. */
 static tsr_status run(tsr_kernel* k, const launch_view* v, int have_buffers, size_t buffer_count,
                       const int64_t* scalars, size_t scalar_count, int device, void* stream) {
-  tsr_message_for(TSR_MSG_KERNEL, k)[0] = 0;
+  tsr_message_slot(TSR_MSG_KERNEL, k->message_id)[0] = 0;
   uint64_t need_small[SMALL];
   void* host_small[SMALL];
   uint64_t dev_small[SMALL];

@@ -85,14 +85,16 @@ static void compress_shani(uint32_t h[8], const uint8_t* p, size_t blocks) {
 }
 
 static int have_shani(void) {
-  static int cached = -1;   /* racing threads compute the same value */
-  if (cached < 0) {
+  static int cached = -1;   /* racing threads compute and store the same value */
+  int value = __atomic_load_n(&cached, __ATOMIC_RELAXED);
+  if (value < 0) {
     unsigned a, b, c, d, b7 = 0;
     int ok = __get_cpuid(1, &a, &b, &c, &d) && (c >> 19 & 1) && (c >> 9 & 1);   /* sse4.1 ssse3 */
     if (ok && __get_cpuid_max(0, NULL) >= 7) __cpuid_count(7, 0, a, b7, c, d);
-    cached = ok && (b7 >> 29 & 1);
+    value = ok && (b7 >> 29 & 1);
+    __atomic_store_n(&cached, value, __ATOMIC_RELAXED);
   }
-  return cached;
+  return value;
 }
 #endif
 

@@ -14,7 +14,8 @@ extern "C" {
 #define TSR_X86_FEATURE_AMX 0x100
 
 /* Level (0 on a non-x86 host, else 1..4) in bits 0..7, TSR_X86_FEATURE_AMX
- * when AMX tiles are usable. Detected once per process. */
+ * when AMX tiles are usable. Detected on first use and cached; threads
+ * racing to the first use may each detect, and store the same value. */
 int tsr_x86_features(void);
 
 /* The features levels 2..level require, split into the ones this CPU has

@@ -55,8 +55,18 @@ static inline const uint8_t* tsr_rec(const tsr_table* t, uint32_t i) {
  * full check (TSR_OPEN_VERIFY_BLOBS, tsr_archive_verify). */
 enum { TSR_BLOB_UNCHECKED = 0, TSR_BLOB_CRC_OK = 1, TSR_BLOB_SHA_OK = 2, TSR_BLOB_BAD = 3 };
 
+/* How often each kind of lazy work ran on one archive (tsr_archive_lazy_counts). */
+typedef struct tsr_lazy_counts {
+  uint32_t kernel_checks;   /* tsr_kernel_check running a kernel's record checks */
+  uint32_t blob_checks;     /* a blob's CRC-32C (first use) or SHA-256 and CRC-32C (verify) */
+  uint32_t blob_reads;      /* a blob read from the file with pread (file archives, unmapped) */
+} tsr_lazy_counts;
+
 struct tsr_archive {
-  const uint8_t* data;      /* the whole archive; NULL for a file until tsr_map_all */
+  /* The whole archive; NULL for a file until tsr_map_all. Set at open for
+   * memory archives, else once under lock; read only under lock or through
+   * the pointer tsr_map_all returns. */
+  const uint8_t* data;
   const uint8_t* head;      /* header and index: what tsr_parse reads (= data in memory) */
   uint64_t size;            /* file_size from the header */
   uint64_t data_len;        /* bytes available (>= size) */
@@ -72,12 +82,18 @@ struct tsr_archive {
   const uint8_t* strs;
   uint64_t strs_size;
   tsr_table amet, kern, bind, dims, vars, vmet, verd;
-  uint8_t* blob_state;      /* one per VARS record */
-  /* One TSR_KERNEL_* per KERN record, read and written only with __atomic
-   * builtins: const accessors record the first-use check of a kernel here,
-   * and concurrent readers of one archive may race to do it. */
+  uint8_t* blob_state;      /* one per VARS record; under lock */
+  /* One TSR_KERNEL_* per KERN record. Read with an __atomic acquire load
+   * (the checked fast path of every accessor); the check itself runs and
+   * stores its result under lock, so it runs once however many threads
+   * race to a kernel's first use. */
   unsigned char* kernel_state;
-  pthread_mutex_t lock;      /* guards the lazy blob reads and checks and tsr_map_all */
+  /* Guards the lazy work on this archive: blob reads and checks
+   * (blob_copy, blob_state), kernel checks, and data/mapping in
+   * tsr_map_all. */
+  pthread_mutex_t lock;
+  tsr_lazy_counts lazy;      /* under lock */
+  uint64_t message_id;       /* this archive's key in the thread-local messages */
 };
 
 /* Per-kernel lazy state: the records a kernel owns are checked on first use. */
@@ -94,8 +110,9 @@ const char* tsr_str_at(const struct tsr_archive* a, const uint8_t* ref);
  * TSR_OK once kernel k's own records (strings, names, enums, dims, variants,
  * blob ranges within the kernel, metadata, verdicts) follow every rule;
  * TSR_ERROR_CORRUPT with the reason in msg (may be NULL) otherwise. k <
- * kern.count. The result is cached in a->kernel_state; safe to call
- * concurrently. */
+ * kern.count. Safe to call concurrently: the check runs under a->lock, once
+ * per kernel (again only to give a bad kernel's reason), and its result is
+ * cached in a->kernel_state. */
 tsr_status tsr_kernel_check(const struct tsr_archive* a, size_t k, char* msg, size_t msg_size);
 /* Every kernel's check plus the one across kernels (blob ranges in file
  * order without overlap). */
@@ -129,8 +146,12 @@ void tsr_sha256_portable(const void* data, size_t size, uint8_t out_digest[32]);
 uint32_t tsr_crc32c_portable(const void* data, size_t size);
 
 /* archive.c */
-/* File archives: maps the whole file (verify and TSR_OPEN_VERIFY_BLOBS scan it all). */
-tsr_status tsr_map_all(struct tsr_archive* a);
+/* File archives: maps the whole file (verify and TSR_OPEN_VERIFY_BLOBS scan
+ * it all). Thread-safe (a->lock); *out_data receives the whole archive. */
+tsr_status tsr_map_all(struct tsr_archive* a, const uint8_t** out_data);
+/* The lazy work done on a so far (a snapshot, under a->lock): tests prove
+ * with it that concurrent first uses check a kernel or a blob once. */
+void tsr_archive_lazy_counts(const struct tsr_archive* a, tsr_lazy_counts* out);
 /* CRC-32C of blob v (global variant index) on first use, or its SHA-256 and
  * CRC-32C when full is set; out_bytes (may be NULL) receives the blob, read
  * from the file on first use where the archive is not in memory. Thread-safe
@@ -149,13 +170,17 @@ const uint8_t* tsr_variant_rec(const struct tsr_archive* a, size_t kernel, size_
 /* The calling thread's last message about an archive or a kernel: written
  * by failing calls, read by tsr_*_last_message. Per thread, so concurrent
  * calls never write one buffer. One slot per kind of owner; taking a slot
- * for another owner clears it. TSR_MSG(slot, owner) expands to the
- * (buffer, size) pair tsr_set_message takes. */
+ * for another owner clears it. An owner is named by its message_id, unique
+ * in the process (never its address: a new archive or kernel at the address
+ * of a closed one must not inherit that one's message). TSR_MSG(slot,
+ * owner) expands to the (buffer, size) pair tsr_set_message takes, for a
+ * struct tsr_archive* or struct tsr_kernel* owner. */
 enum { TSR_MSG_ARCHIVE = 0, TSR_MSG_KERNEL = 1 };
 #define TSR_MESSAGE_SIZE 256
-char* tsr_message_for(int slot, const void* owner);
-const char* tsr_message_of(int slot, const void* owner);   /* "" unless the slot is owner's */
-#define TSR_MSG(slot, owner) tsr_message_for((slot), (owner)), TSR_MESSAGE_SIZE
+uint64_t tsr_message_new_owner(void);                        /* a fresh message_id, never 0 */
+char* tsr_message_slot(int slot, uint64_t owner_id);         /* takes the slot, returns its buffer */
+const char* tsr_message_text(int slot, uint64_t owner_id);   /* "" unless the slot is owner_id's */
+#define TSR_MSG(slot, owner) tsr_message_slot((slot), (owner)->message_id), TSR_MESSAGE_SIZE
 
 /* ---- kernels and backends ------------------------------------------------- */
 /* One buffer binding, cached at load so a launch reads no archive record. */
@@ -177,6 +202,7 @@ struct tsr_backend;
 
 struct tsr_kernel {
   tsr_archive* archive;
+  uint64_t message_id;              /* this kernel's key in the thread-local messages */
   size_t index;                     /* kernel index in the archive */
   tsr_kernel_info info;
   tsr_selection selection;          /* as selected at load (options->device for GPU kinds) */

@@ -158,12 +158,22 @@ tsr_status tsr_kernel_check(const struct tsr_archive* a, size_t k, char* msg, si
   unsigned char st = __atomic_load_n(state, __ATOMIC_ACQUIRE);
   if (st == TSR_KERNEL_OK) return TSR_OK;
   if (st == TSR_KERNEL_BAD && !msg) return TSR_ERROR_CORRUPT;
-  /* Unchecked, or bad and the caller wants the reason: (re)run the check.
-   * It only reads the archive, so racing threads compute the same state. */
-  tsr_status s = check_kernel(a, (uint32_t)k, msg, msg_size);
-  /* Out of memory says nothing about the records: leave them unchecked. */
-  if (s != TSR_ERROR_OUT_OF_MEMORY)
-    __atomic_store_n(state, s == TSR_OK ? TSR_KERNEL_OK : TSR_KERNEL_BAD, __ATOMIC_RELEASE);
+  /* Unchecked, or bad and the caller wants the reason: (re)run the check,
+   * under the archive's lock so that threads racing to a kernel's first use
+   * run it once and the others take its result. The lock and the counters
+   * are not part of the archive's logical (const) state. */
+  struct tsr_archive* m = (struct tsr_archive*)a;
+  pthread_mutex_lock(&m->lock);
+  st = __atomic_load_n(state, __ATOMIC_RELAXED);   /* another thread may have checked meanwhile */
+  tsr_status s = st == TSR_KERNEL_OK ? TSR_OK : TSR_ERROR_CORRUPT;
+  if (st == TSR_KERNEL_UNCHECKED || (st == TSR_KERNEL_BAD && msg)) {
+    ++m->lazy.kernel_checks;
+    s = check_kernel(a, (uint32_t)k, msg, msg_size);
+    /* Out of memory says nothing about the records: leave them unchecked. */
+    if (s != TSR_ERROR_OUT_OF_MEMORY)
+      __atomic_store_n(state, s == TSR_OK ? TSR_KERNEL_OK : TSR_KERNEL_BAD, __ATOMIC_RELEASE);
+  }
+  pthread_mutex_unlock(&m->lock);
   return s;
 }
 
@@ -200,9 +210,10 @@ static int cmp_u32(const void* x, const void* y) {
 /* What open does not check about the index (it is covered by the index
  * checksums, so only a resealed index gets here): printable tags, each
  * once, zero padding after each section, STRS ending in NUL. */
-static tsr_status check_index_layout(const struct tsr_archive* a, char* msg, size_t msg_size) {
-  const uint8_t* index = a->data + tsr_le64(a->data + 24);
-  uint64_t index_size = tsr_le64(a->data + 32);
+static tsr_status check_index_layout(const struct tsr_archive* a, const uint8_t* data, char* msg,
+                                     size_t msg_size) {
+  const uint8_t* index = data + tsr_le64(data + 24);
+  uint64_t index_size = tsr_le64(data + 32);
   uint32_t* tags = (uint32_t*)malloc((size_t)(index_size / 16 + 1) * sizeof *tags);
   if (!tags) FAIL(TSR_ERROR_OUT_OF_MEMORY, "out of memory");
   size_t n = 0;
@@ -237,15 +248,15 @@ static tsr_status check_index_layout(const struct tsr_archive* a, char* msg, siz
 
 /* Zero padding between the index and the blobs, between blobs and after
  * the last one, and both checksums of every blob. */
-static tsr_status check_blob_area(struct tsr_archive* a, char* msg, size_t msg_size) {
-  uint64_t pos = tsr_le64(a->data + 24) + tsr_le64(a->data + 32), limit;
+static tsr_status check_blob_area(struct tsr_archive* a, const uint8_t* data, char* msg, size_t msg_size) {
+  uint64_t pos = tsr_le64(data + 24) + tsr_le64(data + 32), limit;
   for (uint32_t v = 0; v <= a->vars.count; ++v) {
     limit = v < a->vars.count ? tsr_le64(tsr_rec(&a->vars, v) + 48) : a->size;
-    if (!all_zero(a->data + pos, limit - pos))
+    if (!all_zero(data + pos, limit - pos))
       CORRUPT("nonzero padding in [%llu, %llu)", (unsigned long long)pos, (unsigned long long)limit);
     if (v == a->vars.count) break;
     tsr_status s = tsr_blob_check(a, v, 1, NULL);
-    if (s != TSR_OK) FAIL(s, "%s", tsr_message_for(TSR_MSG_ARCHIVE, a));
+    if (s != TSR_OK) FAIL(s, "%s", tsr_message_text(TSR_MSG_ARCHIVE, a->message_id));
     pos = limit + tsr_le64(tsr_rec(&a->vars, v) + 56);
   }
   return TSR_OK;
@@ -254,15 +265,17 @@ static tsr_status check_blob_area(struct tsr_archive* a, char* msg, size_t msg_s
 tsr_status tsr_archive_verify(tsr_archive* a, char* msg, size_t msg_size) {
   if (!a) return TSR_ERROR_NULL_ARGUMENT;
   tsr_set_message(msg, msg_size, "%s", "");
-  tsr_status s = tsr_map_all(a);
-  if (s != TSR_OK) FAIL(s, "%s", tsr_message_for(TSR_MSG_ARCHIVE, a));
+  /* data: the whole archive, as tsr_map_all saw it under the archive's lock. */
+  const uint8_t* data = NULL;
+  tsr_status s = tsr_map_all(a, &data);
+  if (s != TSR_OK) FAIL(s, "%s", tsr_message_text(TSR_MSG_ARCHIVE, a->message_id));
   /* Open checked the index's CRC-32C; the SHA-256 catches what a CRC can miss. */
   uint8_t digest[32];
-  tsr_sha256(a->data + tsr_le64(a->data + 24), (size_t)tsr_le64(a->data + 32), digest);
-  if (memcmp(digest, a->data + 64, 32) != 0) FAIL(TSR_ERROR_CHECKSUM, "archive index sha256 mismatch");
-  if ((s = check_index_layout(a, msg, msg_size)) != TSR_OK) return s;
+  tsr_sha256(data + tsr_le64(data + 24), (size_t)tsr_le64(data + 32), digest);
+  if (memcmp(digest, data + 64, 32) != 0) FAIL(TSR_ERROR_CHECKSUM, "archive index sha256 mismatch");
+  if ((s = check_index_layout(a, data, msg, msg_size)) != TSR_OK) return s;
   if ((s = tsr_check_all_kernels(a, msg, msg_size)) != TSR_OK) return s;
   if (a->data_len != a->size)
     CORRUPT("%llu bytes after the declared end of the archive", (unsigned long long)(a->data_len - a->size));
-  return check_blob_area(a, msg, msg_size);
+  return check_blob_area(a, data, msg, msg_size);
 }

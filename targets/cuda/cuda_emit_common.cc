@@ -1,5 +1,5 @@
-// Shared pieces of the CUDA C++ emitters (CUDA C++ Programming Guide; PTX ISA
-// for cvt.rn.{f16,bf16}.f32).
+// Shared pieces of the CUDA C++ emitters (CUDA C++ Programming Guide). The
+// hardware-specific operations are the named primitives of cuda_primitives.h.
 #include "targets/cuda/cuda_emit_common.h"
 
 #include <cmath>
@@ -7,6 +7,7 @@
 
 #include "spec/abi.h"
 #include "targets/c_expr.h"
+#include "targets/cuda/cuda_primitives.h"
 
 namespace tsr::cuda {
 
@@ -15,6 +16,12 @@ std::string LaunchPlan::block_text() const {
 }
 
 std::string LaunchPlan::grid_text() const { return grid_x + "," + grid_y + "," + grid_z; }
+
+void LaunchPlan::write_metadata(std::map<std::string, std::string>& metadata) const {
+  metadata["cuda.block"] = block_text();
+  metadata["cuda.grid"] = grid_text();
+  metadata["cuda.shared_bytes"] = std::to_string(shared_bytes);
+}
 
 int vector_width(DType t) { return 16 / dtype_size(t); }
 
@@ -85,20 +92,14 @@ typedef unsigned short tsr_t;
 #define TSR_VEC 8
 )";
 
-const char* kF16 = R"(__device__ __forceinline__ float tsr_to_f32(tsr_t h) {
-  float f; asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h)); return f;
-}
-__device__ __forceinline__ tsr_t tsr_from_f32(float f) {
-  tsr_t h; asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f)); return h;
-}
+const char* kF16 = R"(__device__ __forceinline__ float tsr_to_f32(tsr_t h) { return tsr_cvt_f16_to_f32(h); }
+__device__ __forceinline__ tsr_t tsr_from_f32(float f) { return tsr_cvt_f32_to_f16(f); }
 )";
 
 const char* kBf16 = R"(__device__ __forceinline__ float tsr_to_f32(tsr_t h) {
   return __uint_as_float(((unsigned)h) << 16);
 }
-__device__ __forceinline__ tsr_t tsr_from_f32(float f) {
-  tsr_t h; asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(h) : "f"(f)); return h;
-}
+__device__ __forceinline__ tsr_t tsr_from_f32(float f) { return tsr_cvt_f32_to_bf16(f); }
 )";
 
 const char* kF32 = R"(typedef float tsr_t;
@@ -108,8 +109,8 @@ __device__ __forceinline__ tsr_t tsr_from_f32(float f) { return f; }
 )";
 
 const char* kVector16 = R"(__device__ __forceinline__ void tsr_ld_vec(const tsr_t* p, long long vi, float* out) {
-  const tsr_v16 r = reinterpret_cast<const tsr_v16*>(p)[vi];
-  const unsigned w[4] = {r.x, r.y, r.z, r.w};
+  unsigned w[4];
+  tsr_ldg_v16(p, vi, w);
 #pragma unroll
   for (int j = 0; j < 4; ++j) {
     out[2 * j] = tsr_to_f32((tsr_t)(w[j] & 0xffffu));
@@ -121,27 +122,25 @@ __device__ __forceinline__ void tsr_st_vec(tsr_t* p, long long vi, const float* 
 #pragma unroll
   for (int j = 0; j < 4; ++j)
     w[j] = (unsigned)tsr_from_f32(in[2 * j]) | ((unsigned)tsr_from_f32(in[2 * j + 1]) << 16);
-  tsr_v16 r; r.x = w[0]; r.y = w[1]; r.z = w[2]; r.w = w[3];
-  reinterpret_cast<tsr_v16*>(p)[vi] = r;
+  tsr_stg_v16(p, vi, w);
 }
 )";
 
 const char* kVector32 = R"(__device__ __forceinline__ void tsr_ld_vec(const tsr_t* p, long long vi, float* out) {
-  const tsr_v16 r = reinterpret_cast<const tsr_v16*>(p)[vi];
-  out[0] = __uint_as_float(r.x); out[1] = __uint_as_float(r.y);
-  out[2] = __uint_as_float(r.z); out[3] = __uint_as_float(r.w);
+  unsigned w[4];
+  tsr_ldg_v16(p, vi, w);
+  out[0] = __uint_as_float(w[0]); out[1] = __uint_as_float(w[1]);
+  out[2] = __uint_as_float(w[2]); out[3] = __uint_as_float(w[3]);
 }
 __device__ __forceinline__ void tsr_st_vec(tsr_t* p, long long vi, const float* in) {
-  tsr_v16 r;
-  r.x = __float_as_uint(in[0]); r.y = __float_as_uint(in[1]);
-  r.z = __float_as_uint(in[2]); r.w = __float_as_uint(in[3]);
-  reinterpret_cast<tsr_v16*>(p)[vi] = r;
+  const unsigned w[4] = {__float_as_uint(in[0]), __float_as_uint(in[1]), __float_as_uint(in[2]),
+                         __float_as_uint(in[3])};
+  tsr_stg_v16(p, vi, w);
 }
 )";
 
-const char* kCommon = R"(struct alignas(16) tsr_v16 { unsigned x, y, z, w; };
-__device__ __forceinline__ float tsr_ld(const tsr_t* p, long long i) { return tsr_to_f32(p[i]); }
-__device__ __forceinline__ void tsr_st(tsr_t* p, long long i, float v) { p[i] = tsr_from_f32(v); }
+const char* kCommon = R"(__device__ __forceinline__ float tsr_ld(const tsr_t* p, long long i) { return tsr_to_f32(tsr_ldg(p, i)); }
+__device__ __forceinline__ void tsr_st(tsr_t* p, long long i, float v) { tsr_stg(p, i, tsr_from_f32(v)); }
 __device__ __forceinline__ bool tsr_aligned16(const void* p) {
   return (reinterpret_cast<unsigned long long>(p) & 15ull) == 0;
 }
@@ -150,15 +149,15 @@ __device__ __forceinline__ bool tsr_aligned16(const void* p) {
 const char* kReductions = R"(// Block reductions in a fixed order, so results are bit-reproducible.
 __device__ __forceinline__ float tsr_warp_sum(float v) {
 #pragma unroll
-  for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
+  for (int o = 16; o > 0; o >>= 1) v += tsr_shfl_xor_sync(0xffffffffu, v, o);
   return v;
 }
 __device__ __forceinline__ float tsr_block_sum(float v, float* red) {
   v = tsr_warp_sum(v);
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nwarps = (blockDim.x + 31) >> 5;
-  __syncthreads();   // red may still be read by a previous reduction
+  tsr_syncthreads();   // red may still be read by a previous reduction
   if (lane == 0) red[warp] = v;
-  __syncthreads();
+  tsr_syncthreads();
   return tsr_warp_sum(lane < nwarps ? red[lane] : 0.0f);
 }
 )";
@@ -170,6 +169,7 @@ std::string prelude(const KernelSpec& spec) {
                   family_name(spec.family) + ", storage " + dtype_name(spec.dtype) + ".\n" +
                   "// Arithmetic is f32; every store rounds to the storage dtype (nearest even).\n" +
                   "// Self-contained: no toolkit header is included.\n\n";
+  s += primitives_source(primitives_for(spec), spec.dtype);
   switch (spec.dtype) {
     case DType::f32: s += kF32; break;
     case DType::f16: s += kConversions16; s += kF16; break;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 
 #include "spec/kernel_spec.h"
@@ -18,6 +19,8 @@ struct LaunchPlan {
   int64_t shared_bytes = 0;   // dynamic shared memory
   std::string block_text() const;
   std::string grid_text() const;
+  // cuda.block, cuda.grid and cuda.shared_bytes, as the runner and emulator read them.
+  void write_metadata(std::map<std::string, std::string>& metadata) const;
 };
 
 // Deterministic source plus the geometry it was written for.

@@ -75,21 +75,21 @@ std::string simt_kernel(const KernelSpec& spec) {
   if (a_row)
     s += "      const int ak = e & 15, am = e >> 4;\n"
          "      const long long gm = m0 + am, gk = k0 + ak;\n"
-         "      As[ak][am] = (gm < M && gk < K) ? p_a[gm * K + gk] : 0.0f;\n";
+         "      As[ak][am] = (gm < M && gk < K) ? tsr_ldg(p_a, gm * K + gk) : 0.0f;\n";
   else
     s += "      const int am = e & 63, ak = e >> 6;\n"
          "      const long long gm = m0 + am, gk = k0 + ak;\n"
-         "      As[ak][am] = (gm < M && gk < K) ? p_a[gk * M + gm] : 0.0f;\n";
+         "      As[ak][am] = (gm < M && gk < K) ? tsr_ldg(p_a, gk * M + gm) : 0.0f;\n";
   if (b_row)
     s += "      const int bn = e & 63, bk = e >> 6;\n"
          "      const long long gn = n0 + bn, gkb = k0 + bk;\n"
-         "      Bs[bk][bn] = (gn < N && gkb < K) ? p_b[gkb * N + gn] : 0.0f;\n";
+         "      Bs[bk][bn] = (gn < N && gkb < K) ? tsr_ldg(p_b, gkb * N + gn) : 0.0f;\n";
   else
     s += "      const int bk = e & 15, bn = e >> 4;\n"
          "      const long long gn = n0 + bn, gkb = k0 + bk;\n"
-         "      Bs[bk][bn] = (gn < N && gkb < K) ? p_b[gn * K + gkb] : 0.0f;\n";
+         "      Bs[bk][bn] = (gn < N && gkb < K) ? tsr_ldg(p_b, gn * K + gkb) : 0.0f;\n";
   s += R"(    }
-    __syncthreads();
+    tsr_syncthreads();
 #pragma unroll
     for (int kk = 0; kk < 16; ++kk) {
       float av[4], bv[4];
@@ -100,7 +100,7 @@ std::string simt_kernel(const KernelSpec& spec) {
 #pragma unroll
         for (int j = 0; j < 4; ++j) acc[i][j] = fmaf(av[i], bv[j], acc[i][j]);
     }
-    __syncthreads();
+    tsr_syncthreads();
   }
 #pragma unroll
   for (int i = 0; i < 4; ++i) {
@@ -109,8 +109,8 @@ std::string simt_kernel(const KernelSpec& spec) {
 #pragma unroll
     for (int j = 0; j < 4; ++j) {
       const long long col = n0 + tx * 4 + j;
-      if (col < N) p_c[row * N + col] = tsr_epilogue(acc[i][j], row, col, N)" +
-       epilogue_args(m) + R"();
+      if (col < N) tsr_st(p_c, row * N + col, tsr_epilogue(acc[i][j], row, col, N)" +
+       epilogue_args(m) + R"());
     }
   }
 }
@@ -119,35 +119,6 @@ std::string simt_kernel(const KernelSpec& spec) {
 }
 
 // ---- f16/bf16: tensor cores ---------------------------------------------------
-
-const char* kMmaHelpers = R"(__device__ __forceinline__ unsigned tsr_smem_addr(const void* p) {
-  unsigned a;
-  asm("{ .reg .u64 t; cvta.to.shared.u64 t, %1; cvt.u32.u64 %0, t; }" : "=r"(a) : "l"(p));
-  return a;
-}
-// 16 bytes global -> shared; src_bytes == 0 writes zeros without reading.
-__device__ __forceinline__ void tsr_cp_async16(void* smem, const void* gmem, int src_bytes) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n"
-               :: "r"(tsr_smem_addr(smem)), "l"(gmem), "r"(src_bytes) : "memory");
-}
-__device__ __forceinline__ void tsr_cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
-__device__ __forceinline__ void tsr_cp_async_wait1() { asm volatile("cp.async.wait_group 1;\n" ::: "memory"); }
-__device__ __forceinline__ void tsr_ldmatrix_x4(unsigned* r, const void* smem) {
-  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
-               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(tsr_smem_addr(smem)));
-}
-__device__ __forceinline__ void tsr_ldmatrix_x4_trans(unsigned* r, const void* smem) {
-  asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
-               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(tsr_smem_addr(smem)));
-}
-__device__ __forceinline__ void tsr_mma(float* d, const unsigned* a, const unsigned* b) {
-  asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.TSR_MMA_TYPE.TSR_MMA_TYPE.f32 "
-               "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
-               : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
-}
-
-)";
 
 // Loads one BMxBK (or BKxBN) operand tile into shared memory. `rows x cols` is
 // the tile as stored (cols contiguous in both global and shared memory).
@@ -170,7 +141,7 @@ std::string tile_loader(const std::string& name, int rows, int cols, int stride)
   s += "      tsr_cp_async16(dst, in ? (const void*)(g + gr * C + gc) : (const void*)g, in ? 16 : 0);\n";
   s += "    } else {\n";
   s += "#pragma unroll\n      for (int j = 0; j < 8; ++j)\n";
-  s += "        dst[j] = (gr < R && gc + j < C) ? g[gr * C + gc + j] : (unsigned short)0;\n";
+  s += "        dst[j] = (gr < R && gc + j < C) ? tsr_ldg(g, gr * C + gc + j) : (unsigned short)0;\n";
   s += "    }\n  }\n}\n\n";
   return s;
 }
@@ -225,7 +196,7 @@ std::string mma_kernel(const KernelSpec& spec) {
   s += R"(    }
     tsr_cp_async_commit();
     tsr_cp_async_wait1();   // tile kt has landed; tile kt+1 may still be in flight
-    __syncthreads();
+    tsr_syncthreads();
     const unsigned short* as = As[st];
     const unsigned short* bs = Bs[st];
 #pragma unroll
@@ -259,9 +230,9 @@ std::string mma_kernel(const KernelSpec& spec) {
 #pragma unroll
       for (int mt = 0; mt < 4; ++mt)
 #pragma unroll
-        for (int nt = 0; nt < 4; ++nt) tsr_mma(acc[mt][nt], af[mt], bf[nt]);
+        for (int nt = 0; nt < 4; ++nt) tsr_mma_m16n8k16(acc[mt][nt], af[mt], bf[nt]);
     }
-    __syncthreads();   // every warp is done with stage st before it is refilled
+    tsr_syncthreads();   // every warp is done with stage st before it is refilled
   }
   // Accumulator fragment: rows lane/4 and lane/4 + 8, columns 2*(lane%4) + {0, 1}.
   const bool pair_ok = (N % 2) == 0 && ((reinterpret_cast<unsigned long long>(p_c) & 3ull) == 0);
@@ -281,8 +252,7 @@ std::string mma_kernel(const KernelSpec& spec) {
 )";
   s += "          const float v1 = tsr_epilogue(acc[mt][nt][2 * h + 1], row, col + 1, N" + args + ");\n";
   s += R"(          if (pair_ok) {
-            *reinterpret_cast<unsigned*>(p_c + row * N + col) =
-                (unsigned)tsr_from_f32(v0) | ((unsigned)tsr_from_f32(v1) << 16);
+            tsr_stg_u32(p_c + row * N + col, (unsigned)tsr_from_f32(v0) | ((unsigned)tsr_from_f32(v1) << 16));
           } else {
             tsr_st(p_c, row * N + col, v0);
             tsr_st(p_c, row * N + col + 1, v1);
@@ -302,12 +272,6 @@ EmittedKernel emit_matmul(const KernelSpec& spec) {
   const MatmulSpec& m = spec.matmul();
   const bool tensor_cores = spec.dtype != DType::f32;
   std::string s = prelude(spec);
-  if (tensor_cores) {
-    std::string helpers = kMmaHelpers;
-    const std::string type = spec.dtype == DType::bf16 ? "bf16" : "f16";
-    for (size_t at; (at = helpers.find("TSR_MMA_TYPE")) != std::string::npos;) helpers.replace(at, 12, type);
-    s += helpers;
-  }
   s += epilogue_function(spec);
   s += tensor_cores ? mma_kernel(spec) : simt_kernel(spec);
 

@@ -88,9 +88,7 @@ class CudaTarget final : public Target {
     artifact.key = sha256_hex("tesserac-cuda-artifact-v1\n" + artifact.target.str() + "\n" + artifact.toolchain +
                               "\n" + sha256_hex(source));
 
-    artifact.metadata["cuda.block"] = plan.block_text();
-    artifact.metadata["cuda.grid"] = plan.grid_text();
-    artifact.metadata["cuda.shared_bytes"] = std::to_string(plan.shared_bytes);
+    plan.write_metadata(artifact.metadata);
     artifact.metadata["cuda.ptx_arch"] = "compute_" + std::to_string(cuda::kPtxComputeCapability);
     artifact.metadata["cuda.nvrtc_version"] = tk.nvrtc_version();
     if (sm) artifact.metadata["cuda.nvjitlink_version"] = tk.nvjitlink_version();

@@ -149,7 +149,7 @@ TEST(CudaEmit, EmptyOutputsReturnBeforeAnyWork) {
     const size_t body = src.find("\n" + c.spec.name + "(");   // the kernel definition
     const size_t at = src.find(c.early_return, body);
     ASSERT_NE(at, std::string::npos) << src;
-    EXPECT_EQ(src.find("__syncthreads()", body), src.find("__syncthreads()", at)) << c.spec.name;
+    EXPECT_EQ(src.find("tsr_syncthreads()", body), src.find("tsr_syncthreads()", at)) << c.spec.name;
     EXPECT_EQ(src.find("tsr_ld", body), src.find("tsr_ld", at)) << c.spec.name;
   }
 }

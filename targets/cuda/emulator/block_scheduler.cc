@@ -1,0 +1,414 @@
+// The emulator's scheduler and the primitives that need it (block_scheduler.h).
+// Scheduling is deterministic (warps in order, each as far as it can go, its
+// lanes in order), so a result never depends on the host's timing.
+#include "targets/cuda/emulator/block_scheduler.h"
+
+#include <sys/mman.h>
+#include <ucontext.h>
+
+#include <cstring>
+#include <deque>
+
+#include "support/half.h"
+#include "targets/cuda/emulator/warp_collectives.h"
+
+namespace tsr::cuda::emu {
+
+namespace {
+
+// 128 KiB per fiber plus a PROT_NONE page below it, so an overflow faults.
+constexpr size_t kStackBytes = 128 * 1024, kGuardBytes = 4096;
+// Shared memory is filled with this byte at every block start: f32 and bf16
+// NaN, so data read before it was written (a missing wait or barrier) shows.
+constexpr uint8_t kSharedPoison = 0xff;
+
+enum class Wait { none, barrier, shfl, ldmatrix, mma };
+
+const char* wait_name(Wait w) {
+  switch (w) {
+    case Wait::none: return "running";
+    case Wait::barrier: return "__syncthreads";
+    case Wait::shfl: return "shfl.sync";
+    case Wait::ldmatrix: return "ldmatrix";
+    case Wait::mma: return "mma.sync";
+  }
+  return "?";
+}
+
+struct PendingCopy {
+  uint8_t* dst;
+  uint8_t bytes[16];
+};
+
+struct Fiber {
+  ucontext_t ctx;
+  tsr_emu_thread_regs regs;
+  bool exited = false;
+  Wait wait = Wait::none;
+  unsigned mask = 0;
+  // Operands and results of the collective this thread waits at.
+  float value = 0.0f;
+  int lane_mask = 0;
+  const uint16_t* row = nullptr;
+  bool trans = false;
+  unsigned* regs_out = nullptr;
+  float* d = nullptr;
+  const unsigned* a = nullptr;
+  const unsigned* b = nullptr;
+  std::vector<PendingCopy> open_group;
+  std::deque<std::vector<PendingCopy>> groups;   // committed, oldest first
+};
+
+std::string dim3_text(const tsr_emu_dim3& d) {
+  return "(" + std::to_string(d.x) + "," + std::to_string(d.y) + "," + std::to_string(d.z) + ")";
+}
+
+class Grid {
+ public:
+  Grid(const KernelModule& m, const LaunchShape& s, void* const* args, const std::vector<GlobalBuffer>& buffers)
+      : module_(m), shape_(s), args_(args), buffers_(buffers) {}
+  ~Grid() {
+    if (stacks_) munmap(stacks_, stacks_bytes_);
+  }
+
+  std::string run();
+
+  // The primitives (called from the kernel module through tsr_emu_api).
+  int check_global(const void* p, unsigned long long bytes, bool is_write);
+  void block_on(Wait w);
+  void cp_async16(void* smem, const void* gmem, int src_bytes);
+  void cp_async_commit() {
+    current_->groups.push_back(std::move(current_->open_group));
+    current_->open_group.clear();
+  }
+  void cp_async_wait_group(int pending);
+  const uint16_t* shared_row(const void* p, const char* what);
+  Fiber& current() { return *current_; }
+  void enter_kernel();
+  void thread_exit();
+
+ private:
+  void error(const std::string& what);
+  void abort(const std::string& what) {
+    error(what);
+    aborted_ = true;
+  }
+  std::string who(const Fiber& f) const {
+    return "thread " + dim3_text(f.regs.thread_idx) + " of block " + dim3_text(f.regs.block_idx);
+  }
+  bool run_block(const tsr_emu_dim3& block_idx);
+  bool resolve_warp(size_t first_lane, size_t lanes);
+  void execute(Wait kind, Fiber** lanes);
+
+  const KernelModule& module_;
+  LaunchShape shape_;
+  void* const* args_;
+  const std::vector<GlobalBuffer>& buffers_;
+  std::vector<Fiber> fibers_;
+  uint8_t* stacks_ = nullptr;
+  size_t stacks_bytes_ = 0;
+  ucontext_t scheduler_{};
+  Fiber* current_ = nullptr;
+  bool aborted_ = false;
+  std::vector<std::string> errors_;
+  size_t error_count_ = 0;
+};
+
+thread_local Grid* g_grid = nullptr;
+
+void Grid::error(const std::string& what) {
+  ++error_count_;
+  if (errors_.size() < kMaxReportedErrors) errors_.push_back(what);
+}
+
+int Grid::check_global(const void* p, unsigned long long bytes, bool is_write) {
+  const uint8_t* at = static_cast<const uint8_t*>(p);
+  const char* kind = is_write ? "write" : "read";
+  // The report names the buffer whose extent is nearest to the access.
+  const GlobalBuffer* nearest = nullptr;
+  long long offset = 0;
+  uintptr_t nearest_gap = UINTPTR_MAX;
+  for (const GlobalBuffer& b : buffers_) {
+    const long long off = at - b.base;
+    const uintptr_t gap = at < b.base ? static_cast<uintptr_t>(b.base - at)
+                                      : static_cast<uintptr_t>(std::max<long long>(0, off - static_cast<long long>(b.size)));
+    if (gap < nearest_gap) nearest = &b, offset = off, nearest_gap = gap;
+    if (at < b.base || at + bytes > b.base + b.size) continue;
+    if (is_write && b.input) {
+      error("memcheck: global write of " + std::to_string(bytes) + " bytes to input buffer '" + b.name +
+            "' at offset " + std::to_string(off) + " by " + who(*current_));
+      return 0;
+    }
+    if (reinterpret_cast<uintptr_t>(at) % bytes != 0) {
+      error("memcheck: misaligned global " + std::string(kind) + " of " + std::to_string(bytes) +
+            " bytes at offset " + std::to_string(off) + " of buffer '" + b.name + "' by " + who(*current_));
+      return 0;
+    }
+    return 1;
+  }
+  error("memcheck: out-of-bounds global " + std::string(kind) + " of " + std::to_string(bytes) + " bytes " +
+        (nearest ? "at offset " + std::to_string(offset) + " of buffer '" + nearest->name + "' (" +
+                       std::to_string(nearest->size) + " bytes)"
+                 : std::string("(the launch has no buffers)")) +
+        " by " + who(*current_));
+  return 0;
+}
+
+const uint16_t* Grid::shared_row(const void* p, const char* what) {
+  const uint8_t* at = static_cast<const uint8_t*>(p);
+  if (at < module_.shared_begin || at + 16 > module_.shared_end || reinterpret_cast<uintptr_t>(at) % 16 != 0) {
+    error(std::string("memcheck: ") + what + " address " +
+          (at >= module_.shared_begin && at + 16 <= module_.shared_end ? "not 16-byte aligned"
+                                                                      : "outside static shared memory") +
+          " (offset " + std::to_string(at - module_.shared_begin) + " of " +
+          std::to_string(module_.shared_end - module_.shared_begin) + " bytes) by " + who(*current_));
+    return nullptr;
+  }
+  return reinterpret_cast<const uint16_t*>(at);
+}
+
+void Grid::block_on(Wait w) {
+  current_->wait = w;
+  swapcontext(&current_->ctx, &scheduler_);
+}
+
+void Grid::cp_async16(void* smem, const void* gmem, int src_bytes) {
+  PendingCopy c{};
+  c.dst = const_cast<uint8_t*>(reinterpret_cast<const uint8_t*>(shared_row(smem, "cp.async destination")));
+  if (!c.dst) return;
+  if (src_bytes < 0 || src_bytes > 16) {
+    error("cp.async: src-size " + std::to_string(src_bytes) + " is outside [0, 16] in " + who(*current_));
+    src_bytes = 0;
+  }
+  // The source is read now and lands in shared memory only at the matching
+  // wait_group, so a read before that wait sees the poison.
+  if (src_bytes > 0 && reinterpret_cast<uintptr_t>(gmem) % 16 != 0) {
+    error("memcheck: cp.async source not 16-byte aligned by " + who(*current_));
+  } else if (src_bytes > 0 && check_global(gmem, static_cast<unsigned long long>(src_bytes), false)) {
+    std::memcpy(c.bytes, gmem, static_cast<size_t>(src_bytes));
+  }
+  current_->open_group.push_back(c);
+}
+
+void Grid::cp_async_wait_group(int pending) {
+  Fiber& f = *current_;
+  while (f.groups.size() > static_cast<size_t>(pending)) {
+    for (const PendingCopy& c : f.groups.front()) std::memcpy(c.dst, c.bytes, 16);
+    f.groups.pop_front();
+  }
+}
+
+void Grid::thread_exit() {
+  Fiber& f = *current_;
+  size_t never_waited = f.open_group.size();
+  for (const std::vector<PendingCopy>& g : f.groups) never_waited += g.size();
+  if (never_waited)
+    error("cp.async: " + who(f) + " exited with " + std::to_string(never_waited) +
+          " copies that no wait_group completed");
+  f.exited = true;
+  setcontext(&scheduler_);
+}
+
+// Fibers start here (makecontext passes no pointer portably): the kernel, then
+// the exit bookkeeping, which switches back to the scheduler for good.
+void fiber_main() {
+  Grid& g = *g_grid;
+  g.enter_kernel();
+  g.thread_exit();
+}
+
+void Grid::enter_kernel() { module_.entry(args_); }
+
+std::string Grid::run() {
+  const uint32_t threads = shape_.block[0] * shape_.block[1] * shape_.block[2];
+  if (threads == 0 || threads > 1024) return "launch: a block of " + std::to_string(threads) + " threads (1..1024)";
+  stacks_bytes_ = threads * (kStackBytes + kGuardBytes);
+  void* mem = mmap(nullptr, stacks_bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (mem == MAP_FAILED) return "launch: cannot map " + std::to_string(stacks_bytes_) + " bytes of fiber stacks";
+  stacks_ = static_cast<uint8_t*>(mem);
+  for (uint32_t i = 0; i < threads; ++i) mprotect(stacks_ + i * (kStackBytes + kGuardBytes), kGuardBytes, PROT_NONE);
+  fibers_.resize(threads);
+
+  Grid* const saved = g_grid;
+  g_grid = this;
+  tsr_emu_api api{};
+  api.check_global = [](const void* p, unsigned long long n, int w) { return g_grid->check_global(p, n, w != 0); };
+  api.syncthreads = [] { g_grid->block_on(Wait::barrier); };
+  api.shfl_xor_sync = [](unsigned mask, float v, int lane_mask) {
+    Fiber& f = g_grid->current();
+    f.mask = mask, f.value = v, f.lane_mask = lane_mask;
+    g_grid->block_on(Wait::shfl);
+    return f.value;
+  };
+  api.cp_async16 = [](void* smem, const void* gmem, int n) { g_grid->cp_async16(smem, gmem, n); };
+  api.cp_async_commit = [] { g_grid->cp_async_commit(); };
+  api.cp_async_wait_group = [](int pending) { g_grid->cp_async_wait_group(pending); };
+  api.ldmatrix_x4 = [](unsigned* r, const void* smem, int trans) {
+    static const uint16_t zeros[8] = {};
+    Fiber& f = g_grid->current();
+    const uint16_t* row = g_grid->shared_row(smem, "ldmatrix row");
+    f.mask = 0xffffffffu, f.row = row ? row : zeros, f.trans = trans != 0, f.regs_out = r;
+    g_grid->block_on(Wait::ldmatrix);
+  };
+  api.mma_m16n8k16 = [](float* d, const unsigned* a, const unsigned* b, int) {
+    Fiber& f = g_grid->current();
+    f.mask = 0xffffffffu, f.d = d, f.a = a, f.b = b;
+    g_grid->block_on(Wait::mma);
+  };
+  api.f16_to_f32 = [](unsigned short h) { return f16_to_f32(h); };
+  api.f32_to_f16 = [](float f) { return static_cast<unsigned short>(f32_to_f16(f)); };
+  api.f32_to_bf16 = [](float f) { return static_cast<unsigned short>(f32_to_bf16(f)); };
+  *module_.api_slot = &api;
+
+  const tsr_emu_dim3 grid{shape_.grid[0], shape_.grid[1], shape_.grid[2]};
+  for (uint32_t z = 0; z < grid.z && !aborted_; ++z)
+    for (uint32_t y = 0; y < grid.y && !aborted_; ++y)
+      for (uint32_t x = 0; x < grid.x && !aborted_; ++x) run_block({x, y, z});
+  g_grid = saved;
+
+  if (error_count_ == 0) return "";
+  std::string report = std::to_string(error_count_) + (error_count_ == 1 ? " error" : " errors");
+  if (aborted_) report += " (launch stopped)";
+  for (const std::string& e : errors_) report += "\n  " + e;
+  if (error_count_ > errors_.size()) report += "\n  ... " + std::to_string(error_count_ - errors_.size()) + " more";
+  return report;
+}
+
+bool Grid::run_block(const tsr_emu_dim3& block_idx) {
+  if (module_.shared_end > module_.shared_begin)
+    std::memset(module_.shared_begin, kSharedPoison, static_cast<size_t>(module_.shared_end - module_.shared_begin));
+  const tsr_emu_dim3 block_dim{shape_.block[0], shape_.block[1], shape_.block[2]};
+  const tsr_emu_dim3 grid_dim{shape_.grid[0], shape_.grid[1], shape_.grid[2]};
+  for (size_t i = 0; i < fibers_.size(); ++i) {
+    Fiber& f = fibers_[i];
+    f = Fiber{};
+    const uint32_t t = static_cast<uint32_t>(i);
+    f.regs = {{t % block_dim.x, t / block_dim.x % block_dim.y, t / (block_dim.x * block_dim.y)},
+              block_idx, block_dim, grid_dim};
+    getcontext(&f.ctx);
+    f.ctx.uc_stack.ss_sp = stacks_ + i * (kStackBytes + kGuardBytes) + kGuardBytes;
+    f.ctx.uc_stack.ss_size = kStackBytes;
+    f.ctx.uc_link = nullptr;
+    makecontext(&f.ctx, fiber_main, 0);
+  }
+  for (;;) {
+    // Warp by warp, each as far as it can go before the next one moves: a
+    // warp that reads shared data another warp has not written yet (a
+    // missing barrier) sees the poison instead of the data.
+    for (size_t w = 0; w < fibers_.size(); w += kWarpSize) {
+      const size_t lanes = std::min<size_t>(kWarpSize, fibers_.size() - w);
+      for (bool released = true; released;) {
+        for (size_t l = w; l < w + lanes; ++l) {
+          Fiber& f = fibers_[l];
+          if (f.exited || f.wait != Wait::none) continue;
+          current_ = &f;
+          *module_.regs_slot = &f.regs;
+          swapcontext(&scheduler_, &f.ctx);
+          if (aborted_) return false;
+        }
+        if (!resolve_warp(w, lanes)) return false;
+        released = false;
+        for (size_t l = w; l < w + lanes; ++l) released |= !fibers_[l].exited && fibers_[l].wait == Wait::none;
+      }
+    }
+    size_t waiting = 0, exited = 0;
+    const Fiber* first_exited = nullptr;
+    for (const Fiber& f : fibers_) {
+      if (f.exited) {
+        ++exited;
+        if (!first_exited) first_exited = &f;
+      } else {
+        ++waiting;   // only barriers remain: resolve_warp released or failed every collective
+      }
+    }
+    if (waiting == 0) return true;
+    if (exited > 0) {
+      abort("barrier: " + std::to_string(waiting) + " threads of block " + dim3_text(block_idx) +
+            " wait at __syncthreads while " + std::to_string(exited) + " have exited (first: " + who(*first_exited) +
+            ")");
+      return false;
+    }
+    for (Fiber& f : fibers_) f.wait = Wait::none;
+  }
+}
+
+bool Grid::resolve_warp(size_t first_lane, size_t lanes) {
+  Fiber* lead = nullptr;
+  for (size_t l = 0; l < lanes && !lead; ++l) {
+    Fiber& f = fibers_[first_lane + l];
+    if (!f.exited && f.wait != Wait::none && f.wait != Wait::barrier) lead = &f;
+  }
+  if (!lead) return true;
+  const std::string where = "warp " + std::to_string(first_lane / kWarpSize) + " of block " +
+                            dim3_text(lead->regs.block_idx) + ": " + who(*lead) + " waits at " +
+                            wait_name(lead->wait) + " (mask 0x";
+  char mask_hex[16];
+  std::snprintf(mask_hex, sizeof mask_hex, "%08x", lead->mask);
+  Fiber* group[kWarpSize] = {};
+  for (size_t l = 0; l < kWarpSize; ++l) {
+    const bool named = (lead->mask >> l) & 1u;
+    if (!named) continue;
+    if (l >= lanes) {
+      abort(where + mask_hex + ") naming lane " + std::to_string(l) + ", which this block does not have");
+      return false;
+    }
+    Fiber& f = fibers_[first_lane + l];
+    if (f.exited || f.wait != lead->wait || f.mask != lead->mask) {
+      abort("divergence at a warp collective: " + where + mask_hex + ") but lane " + std::to_string(l) + " " +
+            (f.exited ? std::string("has exited") : std::string("waits at ") + wait_name(f.wait)));
+      return false;
+    }
+    group[l] = &f;
+  }
+  execute(lead->wait, group);
+  for (Fiber* f : group)
+    if (f) f->wait = Wait::none;
+  return true;
+}
+
+void Grid::execute(Wait kind, Fiber** lanes) {
+  switch (kind) {
+    case Wait::shfl: {
+      std::array<float, kWarpSize> v{};
+      for (int l = 0; l < kWarpSize; ++l) v[l] = lanes[l] ? lanes[l]->value : 0.0f;
+      // A source lane outside the mask is undefined in CUDA; the lead's lane mask is shared by all.
+      int lane_mask = 0;
+      for (int l = 0; l < kWarpSize; ++l)
+        if (lanes[l]) lane_mask = lanes[l]->lane_mask;
+      const std::array<float, kWarpSize> out = shfl_xor(v, lane_mask);
+      for (int l = 0; l < kWarpSize; ++l)
+        if (lanes[l]) lanes[l]->value = out[l];
+      break;
+    }
+    case Wait::ldmatrix: {
+      LdmatrixRows rows{};
+      for (int l = 0; l < kWarpSize; ++l) rows[l] = lanes[l]->row;
+      const auto out = ldmatrix_x4(rows, lanes[0]->trans);
+      for (int l = 0; l < kWarpSize; ++l) std::memcpy(lanes[l]->regs_out, out[l].data(), 16);
+      break;
+    }
+    case Wait::mma: {
+      std::array<MmaLane, kWarpSize> frag{};
+      for (int l = 0; l < kWarpSize; ++l) {
+        std::memcpy(frag[l].a.data(), lanes[l]->a, 16);
+        std::memcpy(frag[l].b.data(), lanes[l]->b, 8);
+        std::memcpy(frag[l].d.data(), lanes[l]->d, 16);
+      }
+      mma_m16n8k16(frag, module_.bf16);
+      for (int l = 0; l < kWarpSize; ++l) std::memcpy(lanes[l]->d, frag[l].d.data(), 16);
+      break;
+    }
+    case Wait::none:
+    case Wait::barrier: break;
+  }
+}
+
+}  // namespace
+
+std::string run_grid(const KernelModule& module, const LaunchShape& shape, void* const* args,
+                     const std::vector<GlobalBuffer>& buffers) {
+  Grid grid(module, shape, args, buffers);
+  return grid.run();
+}
+
+}  // namespace tsr::cuda::emu

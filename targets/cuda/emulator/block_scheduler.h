@@ -1,0 +1,48 @@
+// Runs the threads of one launch on the CPU (CUDA C++ Programming Guide:
+// thread hierarchy, __syncthreads, warp-synchronous collectives; PTX ISA
+// "cp.async" groups). One ucontext fiber per GPU thread, blocks one after
+// another, warps of kWarpSize lanes. A fiber runs until it reaches a barrier
+// or a warp collective; a collective completes when every lane its mask names
+// has arrived at the same collective, a barrier when every thread of the
+// block has. Anything else (divergence, a thread exiting while others wait)
+// stops the launch with an error.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "targets/cuda/emulator/emulator_abi.h"
+
+namespace tsr::cuda::emu {
+
+// A global buffer of the launch, for memcheck.
+struct GlobalBuffer {
+  const uint8_t* base;
+  size_t size;
+  std::string name;
+  bool input;   // written only by the host
+};
+
+// What the loaded kernel module exposes (emulator_prelude.cc).
+struct KernelModule {
+  void (*entry)(void* const* args) = nullptr;
+  tsr_emu_thread_regs** regs_slot = nullptr;
+  const tsr_emu_api** api_slot = nullptr;
+  uint8_t* shared_begin = nullptr;   // static __shared__ of the module
+  uint8_t* shared_end = nullptr;
+  bool bf16 = false;                 // mma operand type
+};
+
+struct LaunchShape {
+  std::array<uint32_t, 3> grid{}, block{};
+};
+
+// Runs the whole grid. Returns the error report ("" when clean): at most
+// kMaxReportedErrors lines and the total count.
+constexpr size_t kMaxReportedErrors = 8;
+std::string run_grid(const KernelModule& module, const LaunchShape& shape, void* const* args,
+                     const std::vector<GlobalBuffer>& buffers);
+
+}  // namespace tsr::cuda::emu

@@ -1,0 +1,187 @@
+// Build and launch of emulated cuda kernels (docs/emulator.md): clang builds
+// the emitted source as host C++ (System V AMD64 psABI shared object) against
+// the emulation prelude; the launch geometry is the cuda target's own metadata
+// (docs/targets-cuda.md grammar, evaluated by cuda_launch_geometry, i.e. the
+// runtime stub's tsr_cuda_eval_triple).
+#include "targets/cuda/emulator/emulator.h"
+
+#include <dlfcn.h>
+
+#include "spec/abi.h"
+#include "support/file_io.h"
+#include "support/sha256.h"
+#include "support/subprocess.h"
+#include "targets/cuda/cuda_emit_kernels.h"
+#include "targets/cuda/cuda_launch_geometry.h"
+#include "targets/cuda/cuda_target.h"
+#include "targets/cuda/emulator/block_scheduler.h"
+#include "targets/cuda/emulator/emulator_prelude.h"
+#include "targets/x86/x86_internal.h"
+
+namespace tsr::cuda::emu {
+
+namespace {
+
+constexpr const char* kArtifactKind = "emulated_shared_object";
+
+std::string metadata(const Artifact& a, const std::string& key) {
+  auto it = a.metadata.find(key);
+  return it == a.metadata.end() ? "" : it->second;
+}
+
+// The loaded module for one launch; unloaded (and its file removed) after it.
+class LoadedModule {
+ public:
+  ~LoadedModule() {
+    if (handle_) dlclose(handle_);
+  }
+  Status load(const Artifact& artifact, bool bf16) {
+    Expected<ScratchDir> dir = ScratchDir::create("tesserac-emu");
+    if (!dir) return dir.take_error();
+    dir_ = std::make_unique<ScratchDir>(std::move(*dir));
+    const std::string path = dir_->path() + "/kernel.so";
+    if (Status s = write_file(path, std::string(artifact.bytes.begin(), artifact.bytes.end())); !s.ok()) return s;
+    handle_ = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!handle_) return toolchain_error(std::string("emulator: cannot load the kernel module: ") + dlerror());
+    module_.entry = reinterpret_cast<void (*)(void* const*)>(dlsym(handle_, "tsr_emu_entry"));
+    module_.regs_slot = static_cast<tsr_emu_thread_regs**>(dlsym(handle_, "tsr_emu_regs"));
+    module_.api_slot = static_cast<const tsr_emu_api**>(dlsym(handle_, "tsr_emu"));
+    auto range = reinterpret_cast<void (*)(char**, char**)>(dlsym(handle_, "tsr_emu_shared_range"));
+    if (!module_.entry || !module_.regs_slot || !module_.api_slot || !range)
+      return invalid_input("emulator: '" + artifact.entry + "' is not an emulated kernel module");
+    char *begin = nullptr, *end = nullptr;
+    range(&begin, &end);
+    module_.shared_begin = reinterpret_cast<uint8_t*>(begin);
+    module_.shared_end = reinterpret_cast<uint8_t*>(end);
+    module_.bf16 = bf16;
+    return ok();
+  }
+  const KernelModule& module() const { return module_; }
+
+ private:
+  std::unique_ptr<ScratchDir> dir_;
+  void* handle_ = nullptr;
+  KernelModule module_;
+};
+
+// The cuda target with the emulator as its compile step and runner; the
+// emitter and the refusals are the real target's.
+class EmulatedCudaTarget final : public Target {
+ public:
+  std::string kind() const override { return cuda_->kind(); }
+  std::vector<std::string> archs() const override { return cuda_->archs(); }
+  std::string unsupported_reason(const KernelSpec& spec, const std::string& arch) const override {
+    return cuda_->unsupported_reason(spec, arch);
+  }
+  Expected<std::string> emit(const KernelSpec& spec, const std::string& arch) const override {
+    return cuda_->emit(spec, arch);
+  }
+  ToolchainInfo toolchain() const override { return x86::find_clang(); }
+  Expected<Artifact> compile(const KernelSpec& spec, const std::string& arch,
+                             const std::string& source) const override {
+    return build_emulated(spec, arch, source);
+  }
+  DeviceInfo device(const std::string&) const override {
+    return {true, "CPU emulator (emulated on the CPU: semantics, not hardware)"};
+  }
+  Status run(const KernelSpec& spec, const Artifact& artifact, LaunchArgs& args) const override {
+    return emulate_launch(spec, artifact, args);
+  }
+  BudgetFloor budget_floor(const KernelSpec& spec) const override { return cuda_->budget_floor(spec); }
+
+ private:
+  std::unique_ptr<Target> cuda_ = make_cuda_target();
+};
+
+}  // namespace
+
+Expected<Artifact> build_emulated(const KernelSpec& spec, const std::string& arch, const std::string& source) {
+  const ToolchainInfo tc = x86::find_clang();
+  if (!tc.found) return toolchain_error("emulator unavailable: " + tc.why_unavailable);
+  Expected<ScratchDir> dir = ScratchDir::create("tesserac-emu");
+  if (!dir) return dir.take_error();
+  const std::string prelude_path = dir->path() + "/tsr_emulation_prelude.h";
+  const std::string src_path = dir->path() + "/kernel.cu.cc", so_path = dir->path() + "/kernel.so";
+  if (Status s = write_file(prelude_path, emulation_prelude()); !s.ok()) return s.take_error();
+  if (Status s = write_file(src_path, source + emulation_entry(spec)); !s.ok()) return s.take_error();
+  const std::vector<std::string> argv = {
+      tc.path, "-x", "c++", "-std=c++17", "-O1", "-fPIC", "-shared", "-fno-exceptions", "-fno-rtti", "-g0",
+      "-DTSR_EMULATED", std::string("-DTSR_EMU_MMA_BF16=") + (spec.dtype == DType::bf16 ? "1" : "0"), "-include",
+      prelude_path, src_path, "-o", so_path, "-lm"};
+  log_command(argv);
+  const ProcessResult r = run_process(argv);
+  if (!r.error.empty()) return toolchain_error(r.error);
+  if (r.exit_code != 0)
+    return toolchain_error("emulator: clang failed to build kernel '" + spec.name + "' as host C++ (exit " +
+                           std::to_string(r.exit_code) + "):\n" + r.output);
+  Expected<std::vector<uint8_t>> bytes = read_file_bytes(so_path);
+  if (!bytes) return toolchain_error("emulator: clang produced no output for kernel '" + spec.name + "'");
+
+  Artifact art;
+  art.target = {"cuda", arch};
+  art.kind = kArtifactKind;
+  art.entry = spec.name;
+  art.toolchain = "clang " + tc.version + " (emulated)";
+  art.bytes = std::move(*bytes);
+  art.key = sha256_hex("tesserac-cuda-emulated-v1\n" + art.target.str() + "\n" + art.toolchain + "\n" +
+                       sha256_hex(source));
+  emit_kernel(spec).plan.write_metadata(art.metadata);
+  return art;
+}
+
+Status emulate_launch(const KernelSpec& spec, const Artifact& artifact, LaunchArgs& args) {
+  if (artifact.kind != kArtifactKind)
+    return invalid_input("emulator: artifact kind '" + artifact.kind + "' is not " + kArtifactKind);
+  const KernelAbi abi = kernel_abi(spec);
+  const std::vector<std::string> names = abi.scalar_names();
+  const std::vector<const Binding*> buffers = abi.buffers();
+  if (names.size() != args.scalars.size() || buffers.size() != args.buffers.size())
+    return invalid_input("emulator: kernel '" + spec.name + "' takes " + std::to_string(buffers.size()) +
+                         " buffers and " + std::to_string(names.size()) + " scalars");
+  std::map<std::string, int64_t> scalars;
+  for (size_t i = 0; i < names.size(); ++i) scalars[names[i]] = args.scalars[i];
+  // An empty problem (every output empty) launches nothing, before any geometry is read: the stub's rule.
+  bool empty = true;
+  for (size_t i = 0; i < buffers.size(); ++i) empty &= buffers[i]->role != Role::output || args.payload_size(i) == 0;
+  if (empty) return ok();
+  const auto grid = evaluate_geometry(metadata(artifact, "cuda.grid"), GeometryKind::grid, scalars);
+  const auto block = evaluate_geometry(metadata(artifact, "cuda.block"), GeometryKind::block, scalars);
+  if (!grid || !block)
+    return invalid_input("emulator: launch geometry of '" + spec.name + "': " +
+                         (grid ? block.error() : grid.error()).message());
+  if (metadata(artifact, "cuda.shared_bytes") != "0")
+    return invalid_input("emulator: dynamic shared memory is not emulated (cuda.shared_bytes = " +
+                         metadata(artifact, "cuda.shared_bytes") + ")");
+
+  std::vector<GlobalBuffer> globals;
+  std::vector<void*> params;
+  for (size_t i = 0; i < buffers.size(); ++i) {
+    globals.push_back({args.payload(i), args.payload_size(i), buffers[i]->name, buffers[i]->role == Role::input});
+    params.push_back(args.payload(i));
+  }
+  for (int64_t& s : args.scalars) params.push_back(&s);
+
+  LoadedModule loaded;
+  if (Status s = loaded.load(artifact, spec.dtype == DType::bf16); !s.ok()) return s;
+  const std::string report = run_grid(loaded.module(), {*grid, *block}, params.data(), globals);
+  if (!report.empty()) return invalid_input("emulator: " + report);
+  return ok();
+}
+
+std::unique_ptr<Target> make_emulated_cuda_target() { return std::make_unique<EmulatedCudaTarget>(); }
+
+EmulatedReport emulate_oracle(const KernelSpec& spec, const std::string& arch, const std::string& source,
+                              const OracleOptions& options) {
+  EmulatedReport r;
+  const std::unique_ptr<Target> target = make_emulated_cuda_target();
+  Expected<Artifact> art = target->compile(spec, arch, source);
+  if (!art) {
+    r.oracle = not_run(art.error().message(), spec, options.seed);
+  } else {
+    r.oracle = run_oracle(spec, *target, *art, options);
+  }
+  r.evidence = r.oracle.verdict == Verdict::pass ? "PASS_EMULATED" : verdict_name(r.oracle.verdict);
+  return r;
+}
+
+}  // namespace tsr::cuda::emu

@@ -37,6 +37,7 @@ struct ToolchainInfo {
 struct DeviceInfo {
   bool present = false;
   std::string description;       // e.g. "AMD EPYC (avx2 avx512f)" or "no CUDA driver"
+  int ordinal = 0;               // GPU kinds: the device ordinal that runs the arch (tsr_select_options.device)
 };
 
 struct Artifact {

@@ -37,6 +37,7 @@ struct ToolchainInfo {
 struct DeviceInfo {
   bool present = false;
   std::string description;       // e.g. "AMD EPYC (avx2 avx512f)" or "no CUDA driver"
+  int ordinal = 0;               // GPU kinds: the device ordinal that runs the arch (tsr_select_options.device)
 };
 
 struct Artifact {
@@ -85,6 +86,10 @@ class Target {
   virtual ToolchainInfo toolchain() const = 0;
   virtual Expected<Artifact> compile(const KernelSpec& spec, const std::string& arch,
                                      const std::string& source) const = 0;
+  // The file name suffix of one of this target's artifacts written on its
+  // own (`build --out-dir`), e.g. ".so", ".ptx": the kind's usual suffix, so
+  // the tools of that platform recognize the file.
+  virtual std::string artifact_file_extension(const Artifact& artifact) const = 0;
 
   // Seam 3: run on a present device. Outputs are written back into args.buffers.
   virtual DeviceInfo device(const std::string& arch) const = 0;

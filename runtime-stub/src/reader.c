@@ -1,6 +1,6 @@
 /* The archive parser: validates header, checksums, table bounds, the kernel
  * table and record ownership of a .tfat file (docs/archive-format.md, format
- * 1.x) at open, and the rest of each kernel's records on its first use
+ * 2.x) at open, and the rest of each kernel's records on its first use
  * (tsr_kernel_check). All input is untrusted; every offset and count goes
  * through tsr_range_ok. */
 #include <stdio.h>
@@ -10,6 +10,12 @@
 
 static const uint8_t k_magic[8] = {0x89, 'T', 'F', 'A', 'T', '\r', '\n', 0x1a};
 #define TSR_MAX_HEADER_SIZE 65536u
+/* The compiler that writes this runtime's format, named when refusing an old archive. */
+#ifdef TESSERAC_VERSION
+#define TSR_REBUILD_WITH "tesserac " TESSERAC_VERSION
+#else
+#define TSR_REBUILD_WITH "the tesserac of this runtime's release"
+#endif
 
 #define FAIL(code, ...) do { tsr_set_message(msg, msg_size, __VA_ARGS__); return (code); } while (0)
 
@@ -84,6 +90,14 @@ static tsr_status parse_header(struct tsr_archive* a, const uint8_t* d, uint64_t
   if (memcmp(d, k_magic, 8) != 0) FAIL(TSR_ERROR_BAD_MAGIC, "not a tesserac archive (bad magic)");
   a->major = tsr_le16(d + 8);
   a->minor = tsr_le16(d + 10);
+  /* Format 1.x holds x86 kernels of kernel ABI v1, whose entry takes no
+   * tsr_kernel_context: launching one would call it with the wrong
+   * arguments, so an old archive is refused by name, never read. */
+  if (a->major == 1)
+    FAIL(TSR_ERROR_UNSUPPORTED_VERSION,
+         "archive format %u.%u holds kernels of kernel ABI v1, which this runtime (format %u.x, "
+         "kernel ABI v%d) cannot launch; rebuild it with " TSR_REBUILD_WITH,
+         a->major, a->minor, TSR_MAJOR, TSR_KERNEL_ABI_VERSION);
   if (a->major != TSR_MAJOR)
     FAIL(TSR_ERROR_UNSUPPORTED_VERSION,
          "unsupported archive format version %u.%u (this reader reads %u.x)", a->major, a->minor,

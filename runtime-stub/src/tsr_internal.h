@@ -1,5 +1,5 @@
 /* Internal declarations of the runtime stub. The on-disk layout these
- * structures mirror is docs/archive-format.md (format 1.0). */
+ * structures mirror is docs/archive-format.md (format 2.0). */
 #ifndef TSR_INTERNAL_H
 #define TSR_INTERNAL_H
 
@@ -12,7 +12,7 @@
 #include "tesserart.h"
 #include "tsr_workspace.h"
 
-#define TSR_MAJOR 1
+#define TSR_MAJOR 2
 #define TSR_MINOR 0
 #define TSR_HEADER_SIZE_V1 128u
 #define TSR_KERN_RECORD 56u
@@ -284,15 +284,41 @@ tsr_status tsr_x86_call(tsr_x86_loaded* l, void* const* buffers, const int64_t* 
                         size_t msg_size);
 void tsr_x86_unload_loaded(tsr_x86_loaded* l);
 
-/* CUDA: probe returns TSR_OK and the compute capability (major*10+minor) of
- * device ordinal `device`. */
+/* ---- CUDA (backend_cuda*.c; docs/runtime.md, "GPU launch") -------------
+ * The one CUDA driver loader of the project: the compiler's device
+ * discovery (tesserac targets, Target::device) and the device checks call
+ * these instead of loading the driver themselves. Each call initializes the
+ * driver on first use (thread-safe, once). */
+/* TSR_OK and the compute capability (major*10+minor) of device ordinal
+ * `device`; TSR_ERROR_NO_DEVICE without a driver or such a device. */
 tsr_status tsr_cuda_probe(int device, int* out_cc);
+/* Devices the driver reports; 0 without a driver or device. */
+int tsr_cuda_device_count(void);
+/* Why there is no device ("no CUDA driver (libcuda.so.1 not found)", "no
+ * CUDA device", ...); "" when there is one. */
+const char* tsr_cuda_unavailable_reason(void);
+typedef struct tsr_cuda_device_desc {
+  char name[128];
+  int compute_capability;   /* major*10+minor */
+  int driver_version;       /* cuDriverGetVersion, e.g. 13000 */
+} tsr_cuda_device_desc;
+tsr_status tsr_cuda_describe(int device, tsr_cuda_device_desc* out);
+/* dlsym in the loaded driver (NULL without one): what the device checks use
+ * for events, streams and device memory, so they share the stub's driver. */
+void* tsr_cuda_driver_symbol(const char* name);
+/* Tests only (tests/support/cuda_driver_double): makes the next driver use
+ * load `path` (NULL: libcuda.so.1 again) instead of the driver loaded so
+ * far, which is released. Only while no CUDA kernel is loaded and no other
+ * thread is in the stub. */
+void tsr_cuda_use_driver_for_tests(const char* path);
 /* "x,y,z" of cuda.block / cuda.grid, each INT | NAME | cdiv(INT_OR_NAME,INT)
  * with NAME one of scalar_names (scalars[i] its value). Returns NULL and the
  * three values when they are valid for `what` ("grid": x in 1..2^31-1, y and
  * z in 1..65535; "block": x, y in 1..1024, z in 1..64, product <= 1024), or
- * a static string saying what is wrong. The compiler checks its launch
- * geometry with this same function. */
+ * a static string saying what is wrong (TSR_CUDA_GRID_TOO_LARGE when a grid
+ * component exceeds its limit: sizes too large for the artifact). The
+ * compiler checks its launch geometry with this same function. */
+extern const char TSR_CUDA_GRID_TOO_LARGE[];
 const char* tsr_cuda_eval_triple(const char* text, const char* what, const char* const* scalar_names,
                                  const int64_t* scalars, size_t scalar_count, unsigned out[3]);
 

@@ -31,9 +31,10 @@ Expected<json> binding_json(tsr_archive* a, size_t k, size_t b) {
 Expected<json> variant_json(tsr_archive* a, size_t k, size_t v) {
   tsr_variant_info vi;
   if (Status s = stub_status(tsr_kernel_variant_at(a, k, v, &vi)); !s) return s.take_error();
-  static const char* const kinds[] = {"unknown", "shared_object", "ptx", "cubin", "code_object", "xclbin"};
+  // A kind from a newer minor version reads as TSR_ARTIFACT_UNKNOWN, named "unknown".
+  const std::string kind = artifact_kind_name(vi.artifact_kind);
   json jv{{"target", std::string(vi.target_kind) + ":" + vi.arch},
-          {"artifact_kind", kinds[vi.artifact_kind]},
+          {"artifact_kind", kind.empty() ? "unknown" : kind},
           {"entry", vi.entry}, {"key", vi.key}, {"toolchain", vi.toolchain},
           {"offset", vi.offset}, {"size", vi.size}, {"sha256", to_hex(vi.sha256, 32)}};
   jv["metadata"] = json::object();

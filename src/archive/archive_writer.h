@@ -11,7 +11,7 @@
 
 namespace tsr {
 
-inline constexpr uint16_t kArchiveMajor = 1;
+inline constexpr uint16_t kArchiveMajor = 2;   // 2: x86 kernels of kernel ABI v2 (tesserart_kernel.h)
 inline constexpr uint16_t kArchiveMinor = 0;
 inline constexpr uint32_t kArchiveBlobAlignment = 4096;
 

@@ -19,6 +19,7 @@
 #include "spec/spec_loader.h"
 #include "support/file_io.h"
 #include "support/sha256.h"
+#include "targets/registry.h"
 
 namespace tsr::cli {
 
@@ -31,9 +32,9 @@ struct BuildOptions {
   bool no_oracle = false;
 };
 
+// Rows with an artifact come from a registered target: it was compiled there.
 std::string artifact_file_name(const VerdictRow& row) {
-  const std::string& kind = row.artifact->kind;
-  const std::string ext = kind == "shared_object" ? ".so" : kind == "ptx" ? ".ptx" : kind == "cubin" ? ".cubin" : ".bin";
+  const std::string ext = find_target(row.target.kind)->artifact_file_extension(*row.artifact);
   return row.kernel + "." + row.target.kind + "_" + row.target.arch + ext;
 }
 

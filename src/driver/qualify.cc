@@ -52,20 +52,13 @@ void qualify_from_archive(const Job& job, const Target& target, const QualifyOpt
   row.route = routed->route();
 }
 
-// Kinds whose artifacts the oracle launches through libtesserart from a
-// one-kernel archive in memory; the others still use the target's own runner.
-bool launches_through_stub(const TargetName& target) { return target.kind == "x86"; }
-
-// The oracle on a freshly compiled artifact: through the stub where it can
-// launch the kind, so the bytes and the code path qualified are the ones users run.
+// The oracle on a freshly compiled artifact, launched through libtesserart
+// from a one-kernel archive in memory, whatever the kind: the bytes and the
+// code path qualified are the ones users run (for GPUs, the copying
+// tsr_kernel_launch on the device the target found).
 void qualify_compiled(const Job& job, const Target& target, const Artifact& artifact, uint64_t seed, VerdictRow& row) {
   OracleOptions oracle_options;
   oracle_options.seed = seed;
-  if (!launches_through_stub(job.target)) {
-    row.report = run_oracle(*job.spec, target, artifact, oracle_options);
-    if (row.report.trials > 0) row.route = "tesserac " + job.target.kind + " runner";
-    return;
-  }
   Expected<std::unique_ptr<StubRoutedTarget>> routed = make_in_memory_stub_target(target, *job.spec, artifact);
   if (!routed) {
     row.report = not_run("", *job.spec, seed);

@@ -21,8 +21,7 @@ struct VerdictRow {
   bool unavailable = false;      // the target's toolchain is missing on this machine
   std::optional<Artifact> artifact;
   // Who launched the artifact for the oracle: "libtesserart <stub route>"
-  // (x86, and every target under --archive), "tesserac <kind> runner"
-  // (CUDA, until it moves into the stub), empty when nothing was launched.
+  // (every target), empty when nothing was launched.
   std::string route;
 };
 

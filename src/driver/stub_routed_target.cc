@@ -21,7 +21,7 @@ tsr_dtype stub_dtype(DType t) {
 
 StubRoutedTarget::StubRoutedTarget(const Target& inner, tsr_archive* archive, TargetName target, bool owns_archive,
                                    std::vector<uint8_t> owned_bytes)
-    : inner_(inner),
+    : ForwardingTarget(inner),
       archive_(archive),
       target_(std::move(target)),
       owns_archive_(owns_archive),
@@ -41,10 +41,13 @@ std::string StubRoutedTarget::route() const {
 // same loaded variant, as an application holding a tsr_kernel would.
 Status StubRoutedTarget::load(const KernelSpec& spec) const {
   if (kernel_) return ok();
-  tsr_select_options options{target_.kind.c_str(), 0};
-  // Pretending the CPU's level makes the stub pick exactly the tier under
-  // test; the oracle asked device() first, so the CPU does have it.
-  if (target_.kind == "x86" && target_.arch.size() == 2 && target_.arch[0] == 'v') options.x86_level = target_.arch[1] - '0';
+  // Exactly the variant under test, whatever else the archive holds and the
+  // machine could run better, on the device the target found for it (the
+  // oracle asked device() first, so the machine does run it).
+  tsr_select_options options{};
+  options.target_kind = target_.kind.c_str();
+  options.arch = target_.arch.c_str();
+  options.device = inner_.device(target_.arch).ordinal;
   tsr_kernel* kernel = nullptr;
   const tsr_status st = tsr_kernel_load(archive_, spec.name.c_str(), &options, &kernel);
   if (st != TSR_OK)

@@ -2,8 +2,8 @@
 // the oracle checks exactly what an application calling tsr_kernel_launch
 // gets: the shipped bytes, the stub's selection and its ABI validation.
 // `test --archive` routes the archive's variants through it, and `test` and
-// `build` route each freshly compiled x86 artifact through it from a
-// one-kernel archive written in memory (docs/oracle.md, "Launch path").
+// `build` route each freshly compiled artifact, of every target, through it
+// from a one-kernel archive written in memory (docs/oracle.md, "Launch path").
 #pragma once
 
 #include <memory>
@@ -11,18 +11,19 @@
 #include <string>
 #include <vector>
 
-#include "targets/target.h"
+#include "targets/forwarding_target.h"
 
 struct tsr_archive;
 struct tsr_kernel;
 
 namespace tsr {
 
-class StubRoutedTarget final : public Target {
+class StubRoutedTarget final : public ForwardingTarget {
  public:
   // `inner` supplies everything but run() (device presence, budget floor).
-  // run() loads spec.name from `archive`, restricted to `target`'s kind, and
-  // fails unless the stub selects exactly `target` (kind and arch). The
+  // run() loads spec.name from `archive`, restricted to `target`'s kind and
+  // arch on the device inner.device(arch) names, and fails unless the stub
+  // selects exactly `target` (kind and arch). The
   // kernel stays loaded until this object goes; with `owns_archive` the
   // archive is closed then too, and `owned_bytes` (what it was opened from
   // in memory) freed after it.
@@ -32,18 +33,6 @@ class StubRoutedTarget final : public Target {
   StubRoutedTarget(const StubRoutedTarget&) = delete;
   StubRoutedTarget& operator=(const StubRoutedTarget&) = delete;
 
-  std::string kind() const override { return inner_.kind(); }
-  std::vector<std::string> archs() const override { return inner_.archs(); }
-  std::string unsupported_reason(const KernelSpec& s, const std::string& a) const override {
-    return inner_.unsupported_reason(s, a);
-  }
-  Expected<std::string> emit(const KernelSpec& s, const std::string& a) const override { return inner_.emit(s, a); }
-  ToolchainInfo toolchain() const override { return inner_.toolchain(); }
-  Expected<Artifact> compile(const KernelSpec& s, const std::string& a, const std::string& src) const override {
-    return inner_.compile(s, a, src);
-  }
-  DeviceInfo device(const std::string& a) const override { return inner_.device(a); }
-  BudgetFloor budget_floor(const KernelSpec& s) const override { return inner_.budget_floor(s); }
   // The artifact argument is ignored: the stub takes the bytes from the archive.
   Status run(const KernelSpec& spec, const Artifact&, LaunchArgs& args) const override;
 
@@ -53,7 +42,6 @@ class StubRoutedTarget final : public Target {
  private:
   Status load(const KernelSpec& spec) const;
 
-  const Target& inner_;
   tsr_archive* archive_;
   TargetName target_;
   bool owns_archive_;

@@ -1,70 +1,59 @@
-// Evaluates launch geometry expressions (docs/targets-cuda.md; grid limits from
-// the CUDA C++ Programming Guide: x < 2^31, y and z < 2^16).
+// The compiler's side of the one geometry evaluator (runtime-stub/src/
+// backend_cuda_geometry.c; CUDA C++ Programming Guide, "Technical
+// Specifications per Compute Capability").
 #include "targets/cuda/cuda_launch_geometry.h"
 
-#include <cctype>
-#include <vector>
+#include <cstring>
+
+extern "C" {
+#include "runtime-stub/src/tsr_internal.h"
+}
 
 namespace tsr::cuda {
 
 namespace {
 
-std::optional<int64_t> atom(const std::string& s, const std::map<std::string, int64_t>& scalars) {
-  if (s.empty()) return std::nullopt;
-  if (std::isdigit(static_cast<unsigned char>(s[0]))) {
-    int64_t v = 0;
-    for (char c : s) {
-      if (!std::isdigit(static_cast<unsigned char>(c)) || v > (INT64_MAX - 9) / 10) return std::nullopt;
-      v = v * 10 + (c - '0');
-    }
-    return v;
-  }
-  auto it = scalars.find(s);
-  if (it == scalars.end() || it->second < 0) return std::nullopt;
-  return it->second;
-}
+const char* kind_name(GeometryKind kind) { return kind == GeometryKind::grid ? "grid" : "block"; }
 
-std::optional<int64_t> component(const std::string& s, const std::map<std::string, int64_t>& scalars) {
-  if (s.rfind("cdiv(", 0) == 0 && s.back() == ')') {
-    const std::string inner = s.substr(5, s.size() - 6);
-    const size_t comma = inner.find(',');
-    if (comma == std::string::npos) return std::nullopt;
-    const std::optional<int64_t> a = atom(inner.substr(0, comma), scalars);
-    const std::optional<int64_t> b = atom(inner.substr(comma + 1), scalars);
-    if (!a || !b || *b <= 0) return std::nullopt;
-    return *a / *b + (*a % *b != 0 ? 1 : 0);
+// tsr_cuda_eval_triple on a std::map of scalars: NULL or the stub's static reason.
+const char* stub_eval(const std::string& text, GeometryKind kind, const std::map<std::string, int64_t>& scalars,
+                      std::array<uint32_t, 3>& out) {
+  std::vector<const char*> names;
+  std::vector<int64_t> values;
+  for (const auto& [name, value] : scalars) {
+    names.push_back(name.c_str());
+    values.push_back(value);
   }
-  return atom(s, scalars);
+  unsigned v[3];
+  const char* why = tsr_cuda_eval_triple(text.c_str(), kind_name(kind), names.data(), values.data(), values.size(), v);
+  out = {v[0], v[1], v[2]};
+  return why;
 }
 
 }  // namespace
 
-std::optional<std::array<uint32_t, 3>> evaluate_geometry(const std::string& text,
-                                                         const std::map<std::string, int64_t>& scalars) {
-  std::vector<std::string> parts;
-  std::string cur;
-  int depth = 0;
-  for (char c : text) {
-    if (c == ' ') continue;
-    if (c == '(') ++depth;
-    if (c == ')') --depth;
-    if (c == ',' && depth == 0) {
-      parts.push_back(cur);
-      cur.clear();
-    } else {
-      cur += c;
-    }
-  }
-  parts.push_back(cur);
-  if (parts.size() != 3) return std::nullopt;
+Expected<std::array<uint32_t, 3>> evaluate_geometry(const std::string& text, GeometryKind kind,
+                                                    const std::map<std::string, int64_t>& scalars) {
   std::array<uint32_t, 3> out{};
-  const int64_t limits[3] = {2147483647, 65535, 65535};
-  for (int i = 0; i < 3; ++i) {
-    const std::optional<int64_t> v = component(parts[i], scalars);
-    if (!v || *v > limits[i]) return std::nullopt;
-    out[i] = static_cast<uint32_t>(*v);
-  }
+  if (const char* why = stub_eval(text, kind, scalars, out))
+    return invalid_input("cuda." + std::string(kind_name(kind)) + " '" + text + "' " + why);
   return out;
+}
+
+Status check_launch_geometry(const LaunchPlan& plan, const std::vector<std::string>& scalar_names) {
+  // Every runtime scalar 1: names resolve, and only static components can fail a limit.
+  std::map<std::string, int64_t> ones;
+  for (const std::string& n : scalar_names) ones[n] = 1;
+  for (GeometryKind kind : {GeometryKind::block, GeometryKind::grid}) {
+    const std::string text = kind == GeometryKind::grid ? plan.grid_text() : plan.block_text();
+    std::array<uint32_t, 3> out{};
+    const char* why = stub_eval(text, kind, ones, out);
+    if (!why || (kind == GeometryKind::grid && std::strcmp(why, "has a component below 1") == 0)) continue;
+    const std::string where = "launch " + std::string(kind_name(kind)) + " '" + text + "' ";
+    if (why == TSR_CUDA_GRID_TOO_LARGE) return invalid_input(where + why);
+    return toolchain_error("internal: cuda " + where + why);
+  }
+  return ok();
 }
 
 }  // namespace tsr::cuda

@@ -1,6 +1,6 @@
 // The cuda target's three seams (DESIGN.md §3; docs/targets-cuda.md): CUDA C++
-// emitter, NVRTC -> PTX (compute_80) -> nvJitLink cubin per sm, and a CUDA
-// driver API runner.
+// emitter, NVRTC -> PTX (compute_80) -> nvJitLink cubin per sm, and device
+// discovery; artifacts launch through libtesserart's CUDA backend.
 #include "targets/cuda/cuda_target.h"
 
 #include "spec/abi.h"
@@ -8,7 +8,8 @@
 #include "targets/cuda/cuda_abi_check.h"
 #include "targets/cuda/cuda_archs.h"
 #include "targets/cuda/cuda_emit_kernels.h"
-#include "targets/cuda/cuda_runner.h"
+#include "targets/cuda/cuda_devices.h"
+#include "targets/cuda/cuda_launch_geometry.h"
 #include "targets/cuda/cuda_toolkit.h"
 
 namespace tsr {
@@ -52,6 +53,11 @@ class CudaTarget final : public Target {
                              const std::string& source) const override {
     if (std::string why = unsupported_reason(spec, arch); !why.empty())
       return invalid_input("kernel '" + spec.name + "': " + why);
+    // The launch geometry, checked with the stub's own evaluator where it is static.
+    const KernelAbi abi = kernel_abi(spec);
+    const cuda::LaunchPlan plan = cuda::emit_kernel(spec).plan;
+    if (Status s = cuda::check_launch_geometry(plan, abi.scalar_names()); !s)
+      return with_spec(spec, arch, "launch geometry check", s.error());
     const cuda::CudaToolkit& tk = cuda::cuda_toolkit();
     const ToolchainInfo info = tk.info();
     if (!info.found) return toolchain_error("target cuda:" + arch + " unavailable: " + info.why_unavailable);
@@ -60,7 +66,6 @@ class CudaTarget final : public Target {
     // PTX assembled for the exact architecture.
     Expected<std::string> ptx = tk.compile_ptx(source, spec.name + ".cu", cuda::kPtxComputeCapability);
     if (!ptx) return with_spec(spec, arch, "NVRTC compilation", ptx.error());
-    const KernelAbi abi = kernel_abi(spec);
     if (Status s = cuda::check_ptx_abi(*ptx, spec.name, abi); !s) return with_spec(spec, arch, "ABI check", s.error());
 
     Artifact artifact;
@@ -83,17 +88,24 @@ class CudaTarget final : public Target {
     artifact.key = sha256_hex("tesserac-cuda-artifact-v1\n" + artifact.target.str() + "\n" + artifact.toolchain +
                               "\n" + sha256_hex(source));
 
-    cuda::emit_kernel(spec).plan.write_metadata(artifact.metadata);
+    plan.write_metadata(artifact.metadata);
     artifact.metadata["cuda.ptx_arch"] = "compute_" + std::to_string(cuda::kPtxComputeCapability);
     artifact.metadata["cuda.nvrtc_version"] = tk.nvrtc_version();
     if (sm) artifact.metadata["cuda.nvjitlink_version"] = tk.nvjitlink_version();
     return artifact;
   }
 
+  std::string artifact_file_extension(const Artifact& artifact) const override {
+    return artifact.kind == "ptx" ? ".ptx" : ".cubin";
+  }
+
   DeviceInfo device(const std::string& arch) const override { return cuda::cuda_device_info(arch); }
 
-  Status run(const KernelSpec& spec, const Artifact& artifact, LaunchArgs& args) const override {
-    return cuda::run_cuda_artifact(spec, artifact, args);
+  // cuda artifacts launch through libtesserart from a one-kernel archive
+  // (driver/stub_routed_target.h): the compiler keeps no launcher of its own.
+  Status run(const KernelSpec& spec, const Artifact&, LaunchArgs&) const override {
+    return toolchain_error("internal: cuda kernel '" + spec.name +
+                           "' must launch through libtesserart (make_in_memory_stub_target), not the cuda target");
   }
 
   // 0: accumulation is f32 (tensor-core f16/bf16 products are exact in f32)

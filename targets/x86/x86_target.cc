@@ -41,6 +41,8 @@ class X86Target final : public Target {
     return x86::compile_source(spec, *tier, source);
   }
 
+  std::string artifact_file_extension(const Artifact&) const override { return ".so"; }
+
   DeviceInfo device(const std::string& arch) const override {
     const std::optional<x86::Tier> tier = x86::tier_for_arch(arch);
     if (!tier) return DeviceInfo{false, "unknown arch '" + arch + "' for target x86"};

@@ -1,220 +1,179 @@
-// Device-side checks for the cuda target, run by tests/device/cuda_check.sh on a
-// machine with an NVIDIA GPU (CUDA Driver API reference; cuBLAS API reference
-// for cublasGemmEx):
-//   bench    generated kernels vs peers measured in-run
-// (The oracle through the runtime stub is `tesserac test --archive`.)
-// Built by tests/device/prepare_carry.sh against libtesserac_core.a.
-#include <dlfcn.h>
-
-#include <algorithm>
-#include <cstdio>
+// Device checks for the cuda target, run by tests/device/cuda_check.sh on a
+// machine with an NVIDIA GPU (CUDA Driver API reference):
+//   launch SPECS   every shipped spec, for the device's sm_XY and for ptx, on
+//                  every device it runs on, qualified by the host oracle
+//                  twice: through tsr_kernel_launch_device (cuMemAlloc'd
+//                  buffers, a stream of our own, no copy or sync by the stub)
+//                  and through the copying tsr_kernel_launch; then the
+//                  device launch's asynchrony (enqueue time vs run time)
+//   bench          generated kernels vs peers measured in-run
+// Prints one line per check ("PASS", "FAIL", "NOT_RUN") and exits 1 on any
+// FAIL or NOT_RUN. Built by tests/device/prepare_carry.sh.
+#include <chrono>
 #include <cstring>
-#include <string>
-#include <vector>
+#include <iostream>
 
+#include "cuda_device_launch.h"
+#include "driver/compile.h"
+#include "driver/stub_routed_target.h"
 #include "oracle/oracle.h"
-#include "spec/abi.h"
 #include "spec/spec_loader.h"
 #include "support/diagnostics.h"
-#include "targets/cuda/cuda_driver.h"
-#include "targets/cuda/cuda_runner.h"
+#include "targets/cuda/cuda_archs.h"
+#include "targets/cuda/cuda_devices.h"
 #include "targets/cuda/cuda_target.h"
-#include "targets/cuda/cuda_toolkit.h"
-#include "tesserart.h"
+#include "targets/forwarding_target.h"
 
-namespace tsr {
+namespace tsr::device_check {
+
+int bench(const Driver& cu);   // cuda_device_bench.cc
+
 namespace {
 
-// ---- benchmarks ------------------------------------------------------------
-
-using cuda::CUdeviceptr;
-
-struct Gpu {
-  const cuda::CudaDriver& d = cuda::cuda_driver();
-  cuda::CUcontext ctx = nullptr;
-  bool open() {
-    if (!d.loaded) {
-      std::printf("bench: NOT RUN: %s\n", d.why_unavailable.c_str());
-      return false;
-    }
-    d.api.cuDevicePrimaryCtxRetain(&ctx, d.devices[0].handle);
-    d.api.cuCtxPushCurrent(ctx);
-    return true;
+// The oracle's Target for one artifact on one device: run() puts the trial's
+// inputs in device memory, launches with tsr_kernel_launch_device on our
+// stream, synchronizes the stream itself and copies the outputs back.
+class DeviceLaunchTarget final : public ForwardingTarget {
+ public:
+  DeviceLaunchTarget(const Target& inner, const Driver& cu, const KernelSpec& spec, const Artifact& art, int device)
+      : ForwardingTarget(inner), cu_(cu), kernel_(spec, art, device), device_(device) {
+    if (cu_.stream_create(&stream_, 1 /* CU_STREAM_NON_BLOCKING */) != 0) stream_ = nullptr;
   }
-  // Median ms of `reps` event-timed calls of fn after `warmup` calls.
-  template <typename F>
-  double time(F fn, int warmup, int reps) {
-    cuda::CUevent a = nullptr, b = nullptr;
-    d.api.cuEventCreate(&a, 0);
-    d.api.cuEventCreate(&b, 0);
-    for (int i = 0; i < warmup; ++i) fn();
-    std::vector<double> t;
-    for (int i = 0; i < reps; ++i) {
-      float ms = 0;
-      d.api.cuEventRecord(a, nullptr);
-      fn();
-      d.api.cuEventRecord(b, nullptr);
-      d.api.cuEventSynchronize(b);
-      d.api.cuEventElapsedTime(&ms, a, b);
-      t.push_back(ms);
-    }
-    d.api.cuEventDestroy(a);
-    d.api.cuEventDestroy(b);
-    std::sort(t.begin(), t.end());
-    return t[t.size() / 2];
+  ~DeviceLaunchTarget() override {
+    if (stream_) cu_.stream_destroy(stream_);
   }
+  DeviceLaunchTarget(const DeviceLaunchTarget&) = delete;
+  DeviceLaunchTarget& operator=(const DeviceLaunchTarget&) = delete;
+
+  Status run(const KernelSpec& spec, const Artifact&, LaunchArgs& args) const override {
+    if (!kernel_.get()) return toolchain_error(kernel_.why_not());
+    if (!stream_) return toolchain_error("cuStreamCreate failed");
+    std::vector<size_t> sizes;   // the payloads, without the oracle's guard zones
+    for (size_t i = 0; i < args.buffers.size(); ++i) sizes.push_back(args.payload_size(i));
+    DeviceBuffers dev(cu_, spec, sizes);
+    if (!dev.ok()) return toolchain_error("cuMemAlloc failed");
+    for (size_t i = 0; i < dev.args.size(); ++i)
+      if (dev.args[i].role == TSR_ROLE_IN && sizes[i] && cu_.htod(dev.args[i].ptr, args.payload(i), sizes[i]))
+        return toolchain_error("cuMemcpyHtoD failed");
+    const tsr_status s = tsr_kernel_launch_device(kernel_.get(), device_, stream_, dev.args.data(), dev.args.size(),
+                                                  args.scalars.data(), args.scalars.size());
+    if (s != TSR_OK)
+      return toolchain_error(std::string("tsr_kernel_launch_device: ") + tsr_status_string(s) + ": " +
+                             tsr_kernel_last_message(kernel_.get()));
+    if (cu_.stream_sync(stream_) != 0) return toolchain_error("cuStreamSynchronize failed after the launch");
+    for (size_t i = 0; i < dev.args.size(); ++i)
+      if (dev.args[i].role == TSR_ROLE_OUT && sizes[i] && cu_.dtoh(args.payload(i), dev.args[i].ptr, sizes[i]))
+        return toolchain_error("cuMemcpyDtoH failed");
+    return ok();
+  }
+
+ private:
+  const Driver& cu_;
+  StubKernel kernel_;
+  int device_;
+  void* stream_ = nullptr;
 };
 
-Dim st(int64_t v) { return Dim{v, ""}; }
-
-Expected<Artifact> build(const Target& t, const KernelSpec& spec) {
-  Expected<std::string> src = t.emit(spec, "sm_90");
-  if (!src) return src.take_error();
-  return t.compile(spec, "sm_90", *src);
+int report(const std::string& what, const OracleReport& r) {
+  std::printf("%-7s %s", verdict_name(r.verdict), what.c_str());
+  if (r.verdict == Verdict::pass) std::printf(" (%d trials, max abs err %.3g)\n", r.trials, r.max_abs_err);
+  else std::printf(": %s\n", r.reason.c_str());
+  return r.verdict == Verdict::pass ? 0 : 1;
 }
 
-LaunchArgs zero_args(const KernelSpec& spec, double fill) {
-  const KernelAbi abi = kernel_abi(spec);
-  LaunchArgs args;
-  for (const Binding* b : abi.buffers()) {
-    const int64_t n = *abi.element_count(*b, {});
-    std::vector<uint8_t> bytes(static_cast<size_t>(n) * dtype_size(b->dtype));
-    // A small constant keeps every op finite (0x3c00 f16 / 0x3f80 bf16 = 1.0).
-    if (fill != 0 && dtype_size(b->dtype) == 2)
-      for (size_t i = 0; i + 1 < bytes.size(); i += 2) bytes[i + 1] = spec.dtype == DType::bf16 ? 0x3c : 0x2c;
-    args.buffers.push_back(std::move(bytes));
-  }
-  return args;
+// 20 launches of a 4096^3 bf16 matmul enqueued on a stream: the calls must
+// return long before the GPU is done with them (no synchronization inside).
+int check_asynchrony(const Driver& cu, const std::string& arch) {
+  const KernelSpec s = bf16_gemm_spec("async_gemm", 4096);
+  Expected<Artifact> art = compile_for_target(s, {"cuda", arch});
+  if (!art) return std::printf("FAIL    async: compile: %s\n", art.error().message().c_str()), 1;
+  StubKernel k(s, *art, 0);
+  if (!k.get()) return std::printf("FAIL    async: %s\n", k.why_not().c_str()), 1;
+  const size_t bytes = size_t{4096} * 4096 * 2;
+  DeviceBuffers dev(cu, s, {bytes, bytes, bytes});
+  void* stream = nullptr;
+  if (!dev.ok() || cu.stream_create(&stream, 1) != 0) return std::printf("FAIL    async: no memory or stream\n"), 1;
+  tsr_kernel_launch_device(k.get(), 0, stream, dev.args.data(), 3, nullptr, 0);   // warm-up
+  cu.stream_sync(stream);
+  using clock = std::chrono::steady_clock;
+  const auto t0 = clock::now();
+  int failed = 0;
+  for (int i = 0; i < 20; ++i) failed += tsr_kernel_launch_device(k.get(), 0, stream, dev.args.data(), 3, nullptr, 0) != TSR_OK;
+  const auto t1 = clock::now();
+  cu.stream_sync(stream);
+  const auto t2 = clock::now();
+  cu.stream_destroy(stream);
+  const double enqueue = std::chrono::duration<double, std::milli>(t1 - t0).count();
+  const double total = std::chrono::duration<double, std::milli>(t2 - t0).count();
+  const bool pass = !failed && enqueue < total / 2;
+  std::printf("%-7s async: 20 device launches enqueued in %.3f ms, done after %.3f ms (%s)\n", pass ? "PASS" : "FAIL",
+              enqueue, total, failed ? "a launch failed" : "enqueue must take under half");
+  return pass ? 0 : 1;
 }
 
-double median_ms(const KernelSpec& spec, const Artifact& art, int warmup, int reps) {
-  Expected<double> ms = cuda::time_cuda_artifact(spec, art, zero_args(spec, 1), warmup, reps);
-  if (!ms) {
-    std::printf("bench: %s: %s\n", spec.name.c_str(), ms.error().message().c_str());
-    return -1;
-  }
-  return *ms;
-}
-
-using CublasGemmEx = int (*)(void*, int, int, int, int, int, const void*, const void*, int, int, const void*, int,
-                             int, const void*, void*, int, int, int, int);
-
-int bench() {
-  Gpu gpu;
-  if (!gpu.open()) return 2;
-  std::unique_ptr<Target> t = make_cuda_target();
-  const auto& api = gpu.d.api;
-  std::printf("bench: device %s (sm_%d)\n", gpu.d.devices[0].name.c_str(), gpu.d.devices[0].compute_capability);
-  int misses = 0;
-
-  // 1. Elementwise add (bf16, 2^28 elements: 3 x 512 MiB) vs a D2D copy of the same bytes.
-  {
-    KernelSpec s;
-    s.name = "bench_add_bf16";
-    s.family = Family::elementwise;
-    s.dtype = DType::bf16;
-    const int64_t n = int64_t{1} << 28;
-    s.body = ElementwiseSpec{{Op::add}, st(n)};
-    Expected<Artifact> art = build(*t, s);
-    const double ms = art ? median_ms(s, *art, 5, 20) : -1;
-    // add moves 3n elements (2 reads, 1 write); a copy of 1.5n elements moves the same 3n.
-    const size_t copy_bytes = static_cast<size_t>(n) * 2 * 3 / 2;
-    CUdeviceptr src = 0, dst = 0;
-    api.cuMemAlloc(&src, copy_bytes);
-    api.cuMemAlloc(&dst, copy_bytes);
-    const double copy = gpu.time([&] { api.cuMemcpyDtoD(dst, src, copy_bytes); }, 5, 20);
-    api.cuMemFree(src);
-    api.cuMemFree(dst);
-    const double ratio = ms > 0 ? copy / ms : 0;
-    std::printf("bench: elementwise add bf16 n=2^28: %.3f ms, copy of same bytes %.3f ms (%.0f GB/s): "
-                "ratio %.3f (goal >= 0.85) %s\n",
-                ms, copy, 2.0 * copy_bytes / copy / 1e6, ratio, ratio >= 0.85 ? "MET" : "MISSED");
-    misses += ratio < 0.85;
-    // 2. rmsnorm bf16 [32768, 8192] (512 MiB in, 512 MiB out) vs the same copy bandwidth.
-    KernelSpec r;
-    r.name = "bench_rmsnorm_bf16";
-    r.family = Family::rowwise;
-    r.dtype = DType::bf16;
-    r.accumulate = DType::f32;
-    RowwiseSpec rw;
-    rw.op = RowOp::rmsnorm;
-    rw.rows = st(32768);
-    rw.cols = st(8192);
-    rw.eps = 1e-6;
-    rw.affine = true;
-    r.body = rw;
-    Expected<Artifact> rart = build(*t, r);
-    const double rms = rart ? median_ms(r, *rart, 5, 20) : -1;
-    const size_t rbytes = size_t{32768} * 8192 * 2;
-    api.cuMemAlloc(&src, rbytes);
-    api.cuMemAlloc(&dst, rbytes);
-    const double rcopy = gpu.time([&] { api.cuMemcpyDtoD(dst, src, rbytes); }, 5, 20);
-    api.cuMemFree(src);
-    api.cuMemFree(dst);
-    const double rratio = rms > 0 ? rcopy / rms : 0;
-    std::printf("bench: rmsnorm bf16 32768x8192: %.3f ms, copy %.3f ms: ratio %.3f (goal >= 0.7) %s\n", rms, rcopy,
-                rratio, rratio >= 0.7 ? "MET" : "MISSED");
-    misses += rratio < 0.7;
-  }
-
-  // 3. bf16 matmul (A row, B col, f32 accumulate) vs cublasGemmEx on the same buffers.
-  void* cublas = dlopen("libcublas.so.13", RTLD_NOW);
-  if (!cublas) cublas = dlopen((cuda::cuda_root() + "/lib64/libcublas.so.13").c_str(), RTLD_NOW);
-  if (!cublas) cublas = dlopen("libcublas.so.12", RTLD_NOW);
-  auto create = cublas ? reinterpret_cast<int (*)(void**)>(dlsym(cublas, "cublasCreate_v2")) : nullptr;
-  auto gemm = cublas ? reinterpret_cast<CublasGemmEx>(dlsym(cublas, "cublasGemmEx")) : nullptr;
-  void* handle = nullptr;
-  if (create) create(&handle);
-  for (int64_t size : {int64_t{4096}, int64_t{8192}}) {
-    KernelSpec s;
-    s.name = "bench_gemm_bf16_" + std::to_string(size);
-    s.family = Family::matmul;
-    s.dtype = DType::bf16;
-    s.accumulate = DType::f32;
-    MatmulSpec m;
-    m.m = m.n = m.k = st(size);
-    m.a = Layout::row;
-    m.b = Layout::col;
-    s.body = m;
-    Expected<Artifact> art = build(*t, s);
-    const double ms = art ? median_ms(s, *art, 3, 10) : -1;
-    double blas = -1;
-    if (handle && gemm) {
-      const size_t bytes = static_cast<size_t>(size * size) * 2;
-      CUdeviceptr a = 0, b = 0, c = 0;
-      api.cuMemAlloc(&a, bytes);
-      api.cuMemAlloc(&b, bytes);
-      api.cuMemAlloc(&c, bytes);
-      const float alpha = 1.0f, beta = 0.0f;
-      const int n = static_cast<int>(size);
-      // Row-major C[M,N] is column-major C^T[N,M] = Bmat^T . A^T: B stored [N,K]
-      // is column-major K x N (op T, ld K); A stored [M,K] is column-major K x M.
-      constexpr int kOpN = 0, kOpT = 1, kBf16 = 14, kCompute32F = 68, kAlgoDefault = -1;
-      blas = gpu.time([&] {
-        gemm(handle, kOpT, kOpN, n, n, n, &alpha, reinterpret_cast<void*>(b), kBf16, n, reinterpret_cast<void*>(a),
-             kBf16, n, &beta, reinterpret_cast<void*>(c), kBf16, n, kCompute32F, kAlgoDefault);
-      }, 3, 10);
-      api.cuMemFree(a);
-      api.cuMemFree(b);
-      api.cuMemFree(c);
+int launch_checks(const Driver& cu, const std::string& specs) {
+  std::unique_ptr<Target> cuda = make_cuda_target();
+  DiagnosticEngine diag(&std::cerr);
+  const std::vector<KernelSpec> loaded = load_specs({specs}, diag);
+  if (loaded.empty()) return std::printf("FAIL    no specs loaded from %s\n", specs.c_str()), 1;
+  tsr_cuda_device_desc d0{};
+  tsr_cuda_describe(0, &d0);
+  std::vector<std::string> archs = {"ptx"};
+  const std::string sm = "sm_" + std::to_string(d0.compute_capability);
+  if (cuda::arch_refusal(sm).empty()) archs.insert(archs.begin(), sm);
+  int failures = 0;
+  for (const KernelSpec& spec : loaded)
+    for (const std::string& arch : archs) {
+      const std::string name = spec.name + " cuda:" + arch;
+      if (std::string why = cuda->unsupported_reason(spec, arch); !why.empty()) {
+        std::printf("SKIP    %s: %s\n", name.c_str(), why.c_str());
+        continue;
+      }
+      Expected<Artifact> art = compile_for_target(spec, {"cuda", arch});
+      if (!art) {
+        std::printf("FAIL    %s: compile: %s\n", name.c_str(), art.error().message().c_str());
+        ++failures;
+        continue;
+      }
+      for (int device = 0; device < tsr_cuda_device_count(); ++device) {
+        int cc = 0;
+        if (tsr_cuda_probe(device, &cc) != TSR_OK || !cuda::arch_runs_on(arch, cc)) continue;
+        DeviceLaunchTarget direct(*cuda, cu, spec, *art, device);
+        const OracleReport r = run_oracle(spec, direct, *art);
+        failures += report(name + " device " + std::to_string(device) + " tsr_kernel_launch_device", r);
+      }
+      Expected<std::unique_ptr<StubRoutedTarget>> copying = make_in_memory_stub_target(*cuda, spec, *art);
+      if (!copying) {
+        std::printf("FAIL    %s: %s\n", name.c_str(), copying.error().message().c_str());
+        ++failures;
+        continue;
+      }
+      const OracleReport r = run_oracle(spec, **copying, *art);   // before route(): the route of the load it does
+      failures += report(name + " tsr_kernel_launch (copying, " + (*copying)->route() + ")", r);
     }
-    const double tflops = ms > 0 ? 2.0 * size * size * size / (ms * 1e9) : 0;
-    const double ratio = ms > 0 && blas > 0 ? blas / ms : 0;
-    std::printf("bench: matmul bf16 %lld^3: %.3f ms (%.0f TFLOP/s), cublasGemmEx %.3f ms: ratio %.3f%s\n",
-                static_cast<long long>(size), ms, tflops, blas, ratio,
-                size == 4096 ? (ratio >= 0.5 ? " (goal >= 0.5) MET" : " (goal >= 0.5) MISSED") : "");
-    if (size == 4096) misses += ratio < 0.5;
-    if (!gemm) std::printf("bench: cuBLAS not loadable: no peer for matmul\n");
-  }
-  std::printf("bench: %d performance goal(s) missed\n", misses);
-  return 0;
+  failures += check_asynchrony(cu, archs.front());
+  std::printf("launch: %d failure(s)\n", failures);
+  return failures ? 1 : 0;
 }
 
 }  // namespace
-}  // namespace tsr
+}  // namespace tsr::device_check
 
 int main(int argc, char** argv) {
-  if (argc == 2 && std::strcmp(argv[1], "bench") == 0) return tsr::bench();
-  std::fprintf(stderr, "usage: %s bench\n", argv[0]);
-  return 2;
+  using namespace tsr::device_check;
+  const bool launch = argc == 3 && std::strcmp(argv[1], "launch") == 0;
+  if (!launch && !(argc == 2 && std::strcmp(argv[1], "bench") == 0)) {
+    std::fprintf(stderr, "usage: %s launch SPECS_DIR | bench\n", argv[0]);
+    return 2;
+  }
+  if (tsr_cuda_device_count() == 0) {
+    std::printf("NOT_RUN %s: %s\n", argv[1], tsr_cuda_unavailable_reason());
+    return 1;
+  }
+  Driver cu;
+  if (!cu.open()) {
+    std::printf("FAIL    cannot bind the driver entry points or make device 0's context current\n");
+    return 1;
+  }
+  return launch ? launch_checks(cu, argv[2]) : bench(cu);
 }

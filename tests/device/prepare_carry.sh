@@ -25,7 +25,7 @@ link=$(echo "$link" | sed -E "s#$LIBDIR/libyaml-cpp\.so[.0-9]*#$LIBDIR/libyaml-c
 TOML=$(pkg-config --libs tomlplusplus 2>/dev/null || true)
 c++ -std=c++20 -O2 -I"$ROOT/src" -I"$ROOT" -I"$ROOT/runtime-stub/include" -I"$BUILD/generated" \
   -DTESSERAC_CUDA_ROOT='"/usr/local/cuda"' -DTESSERAC_VERSION='"device-check"' \
-  "$ROOT/tests/device/cuda_device_check.cc" -o "$CARRY/bin/cuda_device_check" \
+  "$ROOT/tests/device/cuda_device_check.cc" "$ROOT/tests/device/cuda_device_bench.cc" -o "$CARRY/bin/cuda_device_check" \
   "$BUILD/libtesserac_core.a" "$BUILD/libtesserart.a" "$LIBDIR/libyaml-cpp.a" "$LIBDIR/libcrypto.a" \
   $TOML -ldl -lpthread -Wl,-rpath,'$ORIGIN/../lib'
 

@@ -2,10 +2,12 @@
 // small valid archives of each shape plus a few damaged ones. The files in
 // tests/fuzz/corpus/ were produced by this program; rerun it after a format
 // change (see README.md).
+#include <algorithm>
 #include <cstdio>
 #include <string>
 
 #include "archive/archive_writer.h"
+#include "support/sha256.h"
 
 using namespace tsr;
 
@@ -36,6 +38,17 @@ ArchiveKernel kernel(const std::string& name) {
   k.variants[2].metadata = {{"cuda.block", "128,1,1"}, {"cuda.grid", "cdiv(n,128),1,1"}};
   k.verdicts = {OracleVerdictRecord{{"x86", "v2"}, ArchiveVerdict::fail, 1.5, 0.25, 1e-3, 1e-3, 7, "index 3"}};
   return k;
+}
+
+// The archive with another version field; the header SHA-256 sealed again,
+// so a reader's refusal is for the version alone.
+std::vector<uint8_t> with_version(std::vector<uint8_t> b, uint16_t major) {
+  b[8] = uint8_t(major);
+  b[9] = uint8_t(major >> 8);
+  std::fill(b.begin() + 96, b.begin() + 128, 0);
+  const std::vector<uint8_t> digest = sha256(b.data(), 128);
+  std::copy(digest.begin(), digest.end(), b.begin() + 96);
+  return b;
 }
 
 bool save(const std::string& dir, const std::string& name, const std::vector<uint8_t>& bytes) {
@@ -70,8 +83,7 @@ int main(int argc, char** argv) {
   ok &= save(dir, "two_kernels.tfat", two_bytes);
   std::vector<uint8_t> truncated(two_bytes.begin(), two_bytes.begin() + 200);
   ok &= save(dir, "truncated.tfat", truncated);
-  std::vector<uint8_t> future = two_bytes;
-  future[8] = 2;
-  ok &= save(dir, "future_major.tfat", future);
+  ok &= save(dir, "future_major.tfat", with_version(two_bytes, kArchiveMajor + 1));
+  ok &= save(dir, "format_1_major.tfat", with_version(two_bytes, 1));   // kernel ABI v1: refused by name
   return ok ? 0 : 1;
 }

@@ -248,15 +248,85 @@ TEST(ArchiveCorruption, TruncationAt32LengthsIsACleanError) {
 
 TEST(ArchiveCorruption, FutureMajorVersionIsRefusedByName) {
   std::vector<uint8_t> b = sample_bytes();
-  put_le(b, 8, 2, 2);
+  put_le(b, 8, 3, 2);
   put_le(b, 10, 3, 2);
   std::string message;
   EXPECT_EQ(open_status(b, 0, &message), TSR_ERROR_UNSUPPORTED_VERSION);
-  EXPECT_EQ(message, "unsupported archive format version 2.3 (this reader reads 1.x)");
+  EXPECT_EQ(message, "unsupported archive format version 3.3 (this reader reads 2.x)");
   Status v = verify_archive(b);
   ASSERT_FALSE(v.ok());
-  EXPECT_EQ(v.error().message(), "unsupported archive format version 2.3 (this reader reads 1.x)");
+  EXPECT_EQ(v.error().message(), "unsupported archive format version 3.3 (this reader reads 2.x)");
   EXPECT_STREQ(tsr_status_string(TSR_ERROR_UNSUPPORTED_VERSION), "unsupported archive format version");
+}
+
+// A format 1.0 archive: today's bytes with the version field set back to 1.0
+// and every checksum sealed again, so the version is the only thing wrong.
+std::vector<uint8_t> format_1_0_bytes() {
+  std::vector<uint8_t> b = sample_bytes();
+  put_le(b, 8, 1, 2);
+  put_le(b, 10, 0, 2);
+  reseal(b);
+  return b;
+}
+
+const char* const kOldFormatMessage =
+    "archive format 1.0 holds kernels of kernel ABI v1, which this runtime (format 2.x, kernel ABI v2) cannot "
+    "launch; rebuild it with tesserac " TESSERAC_VERSION;
+
+TEST(ArchiveCorruption, Format1ArchiveIsConsistentExceptForItsVersion) {
+  const std::vector<uint8_t> old = format_1_0_bytes();
+  EXPECT_EQ(le(old, 8, 2), 1u);
+  EXPECT_EQ(le(old, 10, 2), 0u);
+  // Its checksums hold for its own bytes (the header SHA-256 covers the version)...
+  const size_t index_off = le(old, 24, 8), index_size = le(old, 32, 8);
+  EXPECT_EQ(le(old, 52, 4), tsr_crc32c(&old[index_off], index_size));
+  EXPECT_EQ(std::vector<uint8_t>(old.begin() + 64, old.begin() + 96), sha256(&old[index_off], index_size));
+  std::vector<uint8_t> header(old.begin(), old.begin() + 128);
+  std::fill(header.begin() + 96, header.end(), 0);
+  EXPECT_EQ(std::vector<uint8_t>(old.begin() + 96, old.begin() + 128), sha256(header.data(), header.size()));
+  // ...and with the version put back it is today's archive, byte for byte.
+  std::vector<uint8_t> back = old;
+  put_le(back, 8, 2, 2);
+  reseal(back);
+  EXPECT_EQ(back, sample_bytes());
+}
+
+TEST(ArchiveCorruption, Format1ArchiveIsRefusedNamingBothVersions) {
+  const std::vector<uint8_t> old = format_1_0_bytes();
+  std::string message;
+  EXPECT_EQ(open_status(old, 0, &message), TSR_ERROR_UNSUPPORTED_VERSION);
+  EXPECT_EQ(message, kOldFormatMessage);
+  EXPECT_EQ(open_status(old, TSR_OPEN_VERIFY_BLOBS, &message), TSR_ERROR_UNSUPPORTED_VERSION);
+  EXPECT_EQ(message, kOldFormatMessage);
+  // A 1.x minor says its own number.
+  std::vector<uint8_t> old_minor = old;
+  put_le(old_minor, 10, 4, 2);
+  reseal(old_minor);
+  EXPECT_EQ(open_status(old_minor, 0, &message), TSR_ERROR_UNSUPPORTED_VERSION);
+  EXPECT_EQ(message.rfind("archive format 1.4 holds kernels of kernel ABI v1, ", 0), 0u) << message;
+  // The compiler's readers (verify, inspect, merge, embed, test --archive) say the same.
+  Status v = verify_archive(old);
+  ASSERT_FALSE(v.ok());
+  EXPECT_EQ(v.error().message(), kOldFormatMessage);
+  Expected<ArchiveContents> c = read_archive(old);
+  ASSERT_FALSE(c.ok());
+  EXPECT_EQ(c.error().message(), kOldFormatMessage);
+}
+
+TEST(ArchiveCorruption, Format1ArchiveFileIsRefusedNamingBothVersions) {
+  const std::filesystem::path dir = testing::make_temp_dir("fmt1");
+  const std::string path = (dir / "old.tfat").string();
+  ASSERT_TRUE(write_file_atomic(path, format_1_0_bytes()).ok());
+  char buf[256] = "";
+  tsr_open_options options{0, buf, sizeof buf};
+  tsr_archive* a = reinterpret_cast<tsr_archive*>(&options);   // must be cleared on failure
+  EXPECT_EQ(tsr_archive_open_file(path.c_str(), &options, &a), TSR_ERROR_UNSUPPORTED_VERSION);
+  EXPECT_EQ(a, nullptr);
+  EXPECT_STREQ(buf, kOldFormatMessage);
+  Expected<ArchiveContents> c = read_archive_file(path);
+  ASSERT_FALSE(c.ok());
+  EXPECT_EQ(c.error().message(), path + ": " + kOldFormatMessage);
+  std::filesystem::remove_all(dir);
 }
 
 // A 1.1 file: longer header, an unknown section; blobs stay where they were.

@@ -10,6 +10,7 @@
 #include "archive/archive_reader.h"
 #include "support/file_io.h"
 #include "archive/archive_writer.h"
+#include "archive_mutation.h"
 #include "archive_test_support.h"
 #include "tesserart.h"
 
@@ -108,7 +109,7 @@ TEST(ArchiveRoundTrip, BlobsArePageAligned) {
   ASSERT_EQ(tsr_archive_open_memory(bytes.data(), bytes.size(), nullptr, &a), TSR_OK);
   tsr_archive_info info;
   ASSERT_EQ(tsr_archive_get_info(a, &info), TSR_OK);
-  EXPECT_EQ(info.major, 1);
+  EXPECT_EQ(info.major, 2);
   EXPECT_EQ(info.file_size, bytes.size());
   size_t blobs = 0;
   for (size_t k = 0; k < info.kernel_count; ++k) {
@@ -155,7 +156,7 @@ TEST(ArchiveReader, FileErrorsNameThePath) {
   ASSERT_TRUE(write_file_atomic(path, *bytes).ok());
   Expected<ArchiveContents> c = read_archive_file(path);
   ASSERT_FALSE(c.ok());
-  EXPECT_EQ(c.error().message(), path + ": unsupported archive format version 9.0 (this reader reads 1.x)");
+  EXPECT_EQ(c.error().message(), path + ": unsupported archive format version 9.0 (this reader reads 2.x)");
   Status v = verify_archive_file(path);
   ASSERT_FALSE(v.ok());
   EXPECT_EQ(v.error().message(), c.error().message());
@@ -223,13 +224,30 @@ TEST(ArchiveInspect, DescribesEveryRegion) {
   std::vector<uint8_t> bytes = serialize_ok(sample_contents());
   Expected<std::string> json = inspect_json(bytes);
   ASSERT_TRUE(json.ok());
-  for (const char* needle : {"\"format\": \"1.0\"", "\"tesserac.version\": \"0.1.0\"", "\"name\": \"vadd\"",
+  for (const char* needle : {"\"format\": \"2.0\"", "\"tesserac.version\": \"0.1.0\"", "\"name\": \"vadd\"",
                              "\"target\": \"cuda:sm_90\"", "\"cuda.grid\": \"cdiv(n,256),1,1\"",
                              "\"verdict\": \"PASS\"", "\"reason\": \"no CUDA device\"", "\"shape\": [\n            4,\n            \"M\"\n          ]"})
     EXPECT_NE(json->find(needle), std::string::npos) << needle << "\n" << *json;
   Expected<std::string> again = inspect_json(bytes);
   EXPECT_EQ(*json, *again);
   EXPECT_FALSE(inspect_json(std::vector<uint8_t>(10, 0)).ok());
+}
+
+// One table of artifact kind names (the format's, archive_contents.cc); a
+// kind from a newer minor version is shown as "unknown".
+TEST(ArchiveInspect, NamesArtifactKindsAndUnknownOnes) {
+  const std::vector<uint8_t>& bytes = testing::sample_bytes();
+  Expected<std::string> json = inspect_json(bytes);
+  ASSERT_TRUE(json.ok());
+  for (const char* needle : {"\"artifact_kind\": \"shared_object\"", "\"artifact_kind\": \"cubin\"",
+                             "\"artifact_kind\": \"ptx\""})
+    EXPECT_NE(json->find(needle), std::string::npos) << needle;
+  EXPECT_EQ(json->find("\"artifact_kind\": \"unknown\""), std::string::npos);
+  testing::ArchiveEditor edit(bytes);
+  edit.record("VARS", 0)[4] = 9;
+  json = inspect_json(edit.bytes());
+  ASSERT_TRUE(json.ok()) << json.error().message();
+  EXPECT_NE(json->find("\"artifact_kind\": \"unknown\""), std::string::npos) << *json;
 }
 
 TEST(ArchiveEmbed, GeneratedSourceOpensThroughTheStub) {

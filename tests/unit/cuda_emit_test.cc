@@ -161,17 +161,71 @@ TEST(CudaEmit, FloatLiteralsRoundTrip) {
   EXPECT_EQ(cuda::float_literal(1e300), "__int_as_float(0x7f800000)");
 }
 
-TEST(CudaGeometry, EvaluatesTheGrammar) {
+// The compiler evaluates geometry with the stub's own code (one grammar, one
+// set of limits); an empty problem never reaches it, the stub skips it first.
+TEST(CudaGeometry, EvaluatesTheGrammarWithTheStubsEvaluator) {
   const std::map<std::string, int64_t> s = {{"n", 1000}, {"M", 0}, {"big", int64_t{1} << 40}};
   using G = std::array<uint32_t, 3>;
-  EXPECT_EQ(cuda::evaluate_geometry("256,1,1", s), (G{256, 1, 1}));
-  EXPECT_EQ(cuda::evaluate_geometry("cdiv(n,128),n,1", s), (G{8, 1000, 1}));
-  EXPECT_EQ(cuda::evaluate_geometry("cdiv(1000,1000),cdiv(M,128),1", s), (G{1, 0, 1}));   // empty: skip launch
-  EXPECT_EQ(cuda::evaluate_geometry("cdiv(n,0),1,1", s), std::nullopt);
-  EXPECT_EQ(cuda::evaluate_geometry("unknown,1,1", s), std::nullopt);
-  EXPECT_EQ(cuda::evaluate_geometry("1,1", s), std::nullopt);
-  EXPECT_EQ(cuda::evaluate_geometry("1,big,1", s), std::nullopt);   // y limit 65535
-  EXPECT_EQ(cuda::evaluate_geometry("cdiv(big,1024),1,1", s), (G{1073741824, 1, 1}));
+  const auto grid = [&](const std::string& text) { return cuda::evaluate_geometry(text, cuda::GeometryKind::grid, s); };
+  const auto error = [&](const std::string& text, cuda::GeometryKind kind = cuda::GeometryKind::grid) {
+    Expected<G> g = cuda::evaluate_geometry(text, kind, s);
+    return g.ok() ? std::string("ok") : g.error().message();
+  };
+  EXPECT_EQ(*grid("256,1,1"), (G{256, 1, 1}));
+  EXPECT_EQ(*grid("cdiv(n,128),n,1"), (G{8, 1000, 1}));
+  EXPECT_EQ(*grid("cdiv(big,1024),1,1"), (G{1073741824, 1, 1}));
+  EXPECT_EQ(error("cdiv(1000,1000),cdiv(M,128),1"), "cuda.grid 'cdiv(1000,1000),cdiv(M,128),1' has a component below 1");
+  EXPECT_EQ(error("cdiv(n,0),1,1"), "cuda.grid 'cdiv(n,0),1,1' does not parse or names an unknown scalar");
+  EXPECT_EQ(error("unknown,1,1"), "cuda.grid 'unknown,1,1' does not parse or names an unknown scalar");
+  EXPECT_EQ(error("1,1"), "cuda.grid '1,1' does not have three components");
+  EXPECT_EQ(error("1,big,1"), "cuda.grid '1,big,1' exceeds the grid limit (x 2^31-1, y and z 65535)");
+  EXPECT_EQ(error("1,65535,65535"), "ok");
+  EXPECT_EQ(error("2147483648,1,1"), "cuda.grid '2147483648,1,1' exceeds the grid limit (x 2^31-1, y and z 65535)");
+  EXPECT_EQ(error("1024,1,1", cuda::GeometryKind::block), "ok");
+  EXPECT_EQ(error("1,1,65", cuda::GeometryKind::block),
+            "cuda.block '1,1,65' exceeds the block limit (x and y 1024, z 64)");
+  EXPECT_EQ(error("64,32,1", cuda::GeometryKind::block), "cuda.block '64,32,1' has more than 1024 threads per block");
+}
+
+// Every artifact's geometry is checked at build time where it is static.
+TEST(CudaGeometry, BuildTimeCheckOfTheLaunchPlan) {
+  cuda::LaunchPlan plan;
+  plan.block_x = 256;
+  plan.grid_x = "cdiv(n,1024)";
+  EXPECT_TRUE(cuda::check_launch_geometry(plan, {"n"}).ok());
+  plan.grid_y = "cdiv(0,128)";   // an empty static problem: the stub launches nothing
+  EXPECT_TRUE(cuda::check_launch_geometry(plan, {"n"}).ok());
+  plan.grid_y = "cdiv(10000000,128)";   // a static M past grid y
+  Status s = cuda::check_launch_geometry(plan, {"n"});
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.error().kind(), ErrorKind::invalid_input);
+  EXPECT_EQ(s.error().message(),
+            "launch grid 'cdiv(n,1024),cdiv(10000000,128),1' exceeds the grid limit (x 2^31-1, y and z 65535)");
+  plan.grid_y = "1";
+  s = cuda::check_launch_geometry(plan, {});   // n is not a scalar of the ABI: an emitter bug
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.error().kind(), ErrorKind::toolchain);
+  EXPECT_EQ(s.error().message(),
+            "internal: cuda launch grid 'cdiv(n,1024),1,1' does not parse or names an unknown scalar");
+  plan.block_x = 2048;
+  s = cuda::check_launch_geometry(plan, {"n"});
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.error().message(), "internal: cuda launch block '2048,1,1' exceeds the block limit (x and y 1024, z 64)");
+}
+
+// A static matmul whose grid y would pass 65535 is refused at build time
+// with the spec's location, not at launch.
+TEST(CudaGeometry, StaticSizesPastTheGridLimitAreRefusedByCompile) {
+  const KernelSpec spec = spec_builders::matmul("mm_tall", DType::bf16, spec_builders::st(65536 * 128),
+                                                spec_builders::st(128), spec_builders::st(64), Layout::row,
+                                                Layout::col, {});
+  std::unique_ptr<Target> t = make_cuda_target();
+  Expected<Artifact> art = t->compile(spec, "sm_90", "unused");
+  ASSERT_FALSE(art.ok());
+  EXPECT_EQ(art.error().kind(), ErrorKind::invalid_input);
+  EXPECT_EQ(art.error().message(),
+            "error: launch geometry check failed for kernel 'mm_tall' (cuda:sm_90): launch grid "
+            "'1,65536,1' exceeds the grid limit (x 2^31-1, y and z 65535)");
 }
 
 TEST(CudaAbiCheck, ParsesPtxEntryParameterLists) {

@@ -4,6 +4,8 @@
 // target has no loader of its own left to fall back on.
 #include <gtest/gtest.h>
 
+#include "archive/archive_writer.h"
+#include "driver/assemble_archive.h"
 #include "driver/compile.h"
 #include "driver/qualify.h"
 #include "driver/stub_routed_target.h"
@@ -69,6 +71,36 @@ TEST_F(OracleLaunchPath, X86TargetHasNoLoaderOfItsOwn) {
   EXPECT_EQ(st.error().message(),
             "internal: x86 kernel 'ew_relu' must launch through libtesserart (make_in_memory_stub_target), not the "
             "x86 target");
+}
+
+// test --archive on an archive holding every tier: each row runs exactly
+// its own tier (tsr_select_options.arch), not the best one this CPU runs;
+// the stub-routed target refuses any other selection by name.
+TEST_F(OracleLaunchPath, ArchiveRowsRunExactlyTheirTier) {
+  if (tsr_x86_level() < 3) GTEST_SKIP() << "needs a CPU with at least two x86 tiers to choose between";
+  ArchiveContents contents;
+  contents.kernels.push_back(archive_kernel(spec_));
+  for (const char* arch : {"v2", "v3", "v4"}) {
+    Expected<Artifact> art = compile_for_target(spec_, {"x86", arch});
+    ASSERT_TRUE(art.ok()) << art.error().message();
+    contents.kernels.back().variants.push_back(*art);
+  }
+  Expected<std::vector<uint8_t>> bytes = serialize_archive(contents);
+  ASSERT_TRUE(bytes.ok()) << bytes.error().message();
+  tsr_archive* archive = nullptr;
+  ASSERT_EQ(tsr_archive_open_memory(bytes->data(), bytes->size(), nullptr, &archive), TSR_OK);
+  std::vector<Job> jobs;
+  for (int level = 2; level <= std::min(tsr_x86_level(), 4); ++level)
+    jobs.push_back(Job{&spec_, {"x86", "v" + std::to_string(level)}, ""});
+  QualifyOptions options;
+  options.archive = archive;
+  const std::vector<VerdictRow> rows = qualify_jobs(jobs, options);
+  ASSERT_EQ(rows.size(), jobs.size());
+  for (const VerdictRow& row : rows) {
+    EXPECT_EQ(row.report.verdict, Verdict::pass) << row.target.str() << ": " << row.report.reason;
+    EXPECT_EQ(row.route, "libtesserart memfd+dlopen") << row.target.str();
+  }
+  tsr_archive_close(archive);
 }
 
 // The compiler's device check is the stub's detector: a tier is present

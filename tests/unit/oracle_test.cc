@@ -65,6 +65,7 @@ class FakeTarget final : public Target {
   Expected<Artifact> compile(const KernelSpec&, const std::string&, const std::string&) const override {
     return Artifact{};
   }
+  std::string artifact_file_extension(const Artifact&) const override { return ".fake"; }
   DeviceInfo device(const std::string&) const override {
     return present ? DeviceInfo{true, "fake device"} : DeviceInfo{false, "no fake device attached"};
   }
@@ -317,6 +318,7 @@ TEST(Oracle, UnwrittenOutputFails) {
     Expected<Artifact> compile(const KernelSpec&, const std::string&, const std::string&) const override {
       return Artifact{};
     }
+    std::string artifact_file_extension(const Artifact&) const override { return ".lazy"; }
     DeviceInfo device(const std::string&) const override { return {true, ""}; }
     BudgetFloor budget_floor(const KernelSpec&) const override { return {}; }
     Status run(const KernelSpec&, const Artifact&, LaunchArgs&) const override { return ok(); }

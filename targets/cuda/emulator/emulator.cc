@@ -1,7 +1,8 @@
 // Build and launch of emulated cuda kernels (docs/emulator.md): clang builds
 // the emitted source as host C++ (System V AMD64 psABI shared object) against
 // the emulation prelude; the launch geometry is the cuda target's own metadata
-// (docs/targets-cuda.md grammar, evaluated by cuda_launch_geometry).
+// (docs/targets-cuda.md grammar, evaluated by cuda_launch_geometry, i.e. the
+// runtime stub's tsr_cuda_eval_triple).
 #include "targets/cuda/emulator/emulator.h"
 
 #include <dlfcn.h>
@@ -80,6 +81,8 @@ class EmulatedCudaTarget final : public Target {
                              const std::string& source) const override {
     return build_emulated(spec, arch, source);
   }
+  // The emulated kernel is a host shared object, not a cubin or PTX.
+  std::string artifact_file_extension(const Artifact&) const override { return ".so"; }
   DeviceInfo device(const std::string&) const override {
     return {true, "CPU emulator (emulated on the CPU: semantics, not hardware)"};
   }
@@ -139,14 +142,18 @@ Status emulate_launch(const KernelSpec& spec, const Artifact& artifact, LaunchAr
                          " buffers and " + std::to_string(names.size()) + " scalars");
   std::map<std::string, int64_t> scalars;
   for (size_t i = 0; i < names.size(); ++i) scalars[names[i]] = args.scalars[i];
-  const auto grid = evaluate_geometry(metadata(artifact, "cuda.grid"), scalars);
-  const auto block = evaluate_geometry(metadata(artifact, "cuda.block"), scalars);
+  // An empty problem (every output empty) launches nothing, before any geometry is read: the stub's rule.
+  bool empty = true;
+  for (size_t i = 0; i < buffers.size(); ++i) empty &= buffers[i]->role != Role::output || args.payload_size(i) == 0;
+  if (empty) return ok();
+  const auto grid = evaluate_geometry(metadata(artifact, "cuda.grid"), GeometryKind::grid, scalars);
+  const auto block = evaluate_geometry(metadata(artifact, "cuda.block"), GeometryKind::block, scalars);
   if (!grid || !block)
-    return invalid_input("emulator: launch geometry of '" + spec.name + "' does not evaluate for these sizes");
+    return invalid_input("emulator: launch geometry of '" + spec.name + "': " +
+                         (grid ? block.error() : grid.error()).message());
   if (metadata(artifact, "cuda.shared_bytes") != "0")
     return invalid_input("emulator: dynamic shared memory is not emulated (cuda.shared_bytes = " +
                          metadata(artifact, "cuda.shared_bytes") + ")");
-  if ((*grid)[0] == 0 || (*grid)[1] == 0 || (*grid)[2] == 0) return ok();   // empty problem: nothing launches
 
   std::vector<GlobalBuffer> globals;
   std::vector<void*> params;

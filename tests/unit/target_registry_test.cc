@@ -1,0 +1,39 @@
+// What the rest of the compiler asks a target instead of naming its kind
+// (issue 8 item 8, docs/adding-a-target.md): the registry's kinds, and the
+// file suffix of each kind of artifact a target produces.
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "targets/cuda/emulator/emulator.h"
+#include "targets/registry.h"
+
+namespace tsr {
+namespace {
+
+Artifact artifact_of_kind(const std::string& kind) {
+  Artifact a;
+  a.kind = kind;
+  return a;
+}
+
+TEST(TargetRegistry, KindsAreRegisteredOnceEach) {
+  std::vector<std::string> kinds;
+  for (const auto& t : all_targets()) kinds.push_back(t->kind());
+  EXPECT_EQ(kinds, (std::vector<std::string>{"x86", "cuda"}));
+  for (const std::string& kind : kinds) EXPECT_EQ(find_target(kind)->kind(), kind);
+  EXPECT_EQ(find_target("hip"), nullptr);
+}
+
+TEST(TargetRegistry, ArtifactFileExtensionIsTheTargets) {
+  EXPECT_EQ(find_target("x86")->artifact_file_extension(artifact_of_kind("shared_object")), ".so");
+  EXPECT_EQ(find_target("cuda")->artifact_file_extension(artifact_of_kind("ptx")), ".ptx");
+  EXPECT_EQ(find_target("cuda")->artifact_file_extension(artifact_of_kind("cubin")), ".cubin");
+  // The CPU emulator of the CUDA source compiles it to a host shared object.
+  EXPECT_EQ(cuda::emu::make_emulated_cuda_target()->artifact_file_extension(
+                artifact_of_kind("emulated_shared_object")),
+            ".so");
+}
+
+}  // namespace
+}  // namespace tsr

@@ -5,6 +5,7 @@
 
 #include <set>
 
+#include "targets/cuda/emulator/emulator.h"
 #include "targets/registry.h"
 
 namespace tsr {
@@ -28,6 +29,10 @@ TEST(TargetRegistry, ArtifactFileExtensionIsTheTargets) {
   EXPECT_EQ(find_target("x86")->artifact_file_extension(artifact_of_kind("shared_object")), ".so");
   EXPECT_EQ(find_target("cuda")->artifact_file_extension(artifact_of_kind("ptx")), ".ptx");
   EXPECT_EQ(find_target("cuda")->artifact_file_extension(artifact_of_kind("cubin")), ".cubin");
+  // The CPU emulator of the CUDA source compiles it to a host shared object.
+  EXPECT_EQ(cuda::emu::make_emulated_cuda_target()->artifact_file_extension(
+                artifact_of_kind("emulated_shared_object")),
+            ".so");
 }
 
 }  // namespace

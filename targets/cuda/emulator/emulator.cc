@@ -80,6 +80,8 @@ class EmulatedCudaTarget final : public Target {
                              const std::string& source) const override {
     return build_emulated(spec, arch, source);
   }
+  // The emulated kernel is a host shared object, not a cubin or PTX.
+  std::string artifact_file_extension(const Artifact&) const override { return ".so"; }
   DeviceInfo device(const std::string&) const override {
     return {true, "CPU emulator (emulated on the CPU: semantics, not hardware)"};
   }

@@ -2,13 +2,18 @@
  *
  * The same archive is opened twice: from the file kernels.tfat (file API)
  * and from the copy linked into this program by `tesserac embed` (memory
- * API). Each time both kernels are loaded, launched on real data and checked
- * against the plain C references below. Then one launch is deliberately
- * wrong, to show that misuse comes back as a status code.
+ * API). Each time both kernels are loaded (tsr_kernel_load), launched on real
+ * data (tsr_kernel_launch) and checked against the plain C references below.
+ * The file run uses libtesserart's own thread pool; the embedded run installs
+ * an executor of the application's (tsr_set_executor). Then one launch is
+ * deliberately wrong, to show that misuse comes back as a status code. Every
+ * call's status is checked.
  *
  * usage: ./app [kernels.tfat]      exit status 0 only if every check passed
+ *        TSR_NUM_THREADS=4 ./app   the default pool with 4 workers
  */
 #include <math.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -84,6 +89,31 @@ static int report(const char* what, tsr_status status, const tsr_kernel* kernel)
   fprintf(stderr, "error: %s: %s (%d)%s%s\n", what, tsr_status_string(status), (int)status,
           *detail ? ": " : "", detail);
   return 1;
+}
+
+/* ---- the executor: which threads x86 kernels run on -----------------------
+ * A kernel splits its work into tasks and hands them to an executor's
+ * parallel_for. By default that is libtesserart's thread pool, started on the
+ * first launch that needs it, with TSR_NUM_THREADS workers when that variable
+ * is set, else one per CPU this process may run on. An application that has
+ * its own pool (OpenMP, TBB, its own) installs it with tsr_set_executor
+ * instead, so the two do not compete for the same cores. Outputs are
+ * bit-identical whatever the executor and its worker count.
+ *
+ * The smallest correct executor: every task on the calling thread, as worker
+ * 0 (so worker_count is 1). It counts what it ran; parallel_for may be called
+ * from several threads at once, hence the atomics. A real one would hand the
+ * tasks to its workers and return when all have finished. */
+typedef struct app_executor {
+  atomic_uint_fast64_t calls;
+  atomic_uint_fast64_t tasks;
+} app_executor;
+
+static void app_parallel_for(void* state, int64_t task_count, tsr_task_fn task, void* arg) {
+  app_executor* self = (app_executor*)state;
+  atomic_fetch_add(&self->calls, 1);
+  for (int64_t t = 0; t < task_count; ++t) task(arg, t, 0);
+  atomic_fetch_add(&self->tasks, (uint_fast64_t)task_count);
 }
 
 static void print_selection(const char* source, const char* name, const tsr_selection* sel) {
@@ -196,10 +226,11 @@ static int run_rmsnorm(tsr_archive* archive, const char* source, int show_misuse
 
 static int run_all(tsr_archive* archive, const char* source) {
   tsr_archive_info info;
-  if (tsr_archive_get_info(archive, &info) == TSR_OK)
-    printf("[%s] archive format %u.%u, %zu kernels, %llu bytes; this CPU is x86-64-v%d\n", source,
-           (unsigned)info.major, (unsigned)info.minor, info.kernel_count,
-           (unsigned long long)info.file_size, tsr_x86_level());
+  tsr_status st = tsr_archive_get_info(archive, &info);
+  if (st != TSR_OK) return report("archive info", st, NULL);
+  printf("[%s] archive format %u.%u, %zu kernels, %llu bytes; this CPU is x86-64-v%d\n", source,
+         (unsigned)info.major, (unsigned)info.minor, info.kernel_count, (unsigned long long)info.file_size,
+         tsr_x86_level());
   int failures = run_mlp_up(archive, source);
   failures += run_rmsnorm(archive, source, strcmp(source, "file") == 0);
   return failures;
@@ -211,7 +242,10 @@ int main(int argc, char** argv) {
   char message[256] = "";
   tsr_open_options options = {0, message, sizeof message};
 
-  /* 1. From the file: mapped read-only, blob hashes checked on first use. */
+  /* 1. From the file, on libtesserart's default thread pool: header and
+   * index read at open, each blob read and checked on its first use. */
+  printf("[file] executor: libtesserart's pool, %u worker(s) (TSR_NUM_THREADS, else the CPU affinity)\n",
+         (unsigned)tsr_executor_worker_count());
   tsr_archive* archive = NULL;
   tsr_status st = tsr_archive_open_file(path, &options, &archive);
   if (st != TSR_OK) {
@@ -221,7 +255,13 @@ int main(int argc, char** argv) {
   failures += run_all(archive, "file");
   tsr_archive_close(archive);
 
-  /* 2. From the bytes linked into this program; borrowed, so no copy. */
+  /* 2. From the bytes linked into this program (borrowed, so no copy), on
+   * the application's executor. The struct is copied; `app` must outlive the
+   * launches that use it, and tsr_set_executor(NULL) goes back to the pool. */
+  static app_executor app;
+  const tsr_executor executor = {1, app_parallel_for, &app};
+  st = tsr_set_executor(&executor);
+  if (st != TSR_OK) return report("tsr_set_executor", st, NULL);
   st = tsr_archive_open_memory(example_kernels, example_kernels_size, &options, &archive);
   if (st != TSR_OK) {
     fprintf(stderr, "error: cannot open the embedded archive: %s (%d): %s\n", tsr_status_string(st), (int)st,
@@ -230,6 +270,11 @@ int main(int argc, char** argv) {
   }
   failures += run_all(archive, "embedded");
   tsr_archive_close(archive);
+  printf("[embedded] executor: the application's, %u worker(s); it ran %llu task(s) in %llu parallel_for call(s)\n",
+         (unsigned)tsr_executor_worker_count(), (unsigned long long)atomic_load(&app.tasks),
+         (unsigned long long)atomic_load(&app.calls));
+  st = tsr_set_executor(NULL);
+  if (st != TSR_OK) return report("tsr_set_executor(NULL)", st, NULL);
 
   printf(failures ? "%d check(s) FAILED\n" : "all checks passed\n", failures);
   return failures ? 1 : 0;

@@ -22,11 +22,10 @@ class StubRoutedTarget final : public ForwardingTarget {
  public:
   // `inner` supplies everything but run() (device presence, budget floor).
   // run() loads spec.name from `archive`, restricted to `target`'s kind and
-  // arch on the device inner.device(arch) names, and fails unless the stub
-  // selects exactly `target` (kind and arch). The
-  // kernel stays loaded until this object goes; with `owns_archive` the
-  // archive is closed then too, and `owned_bytes` (what it was opened from
-  // in memory) freed after it.
+  // arch (tsr_select_options) on the device inner.device(arch) names, and
+  // fails unless the stub selects exactly `target`. The kernel stays loaded
+  // until this object goes; with `owns_archive` the archive is closed then
+  // too, and `owned_bytes` (what it was opened from in memory) freed after it.
   StubRoutedTarget(const Target& inner, tsr_archive* archive, TargetName target, bool owns_archive = false,
                    std::vector<uint8_t> owned_bytes = {});
   ~StubRoutedTarget() override;

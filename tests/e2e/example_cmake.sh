@@ -44,6 +44,8 @@ for source in file embedded; do
   has "^\[$source\] mlp_up_bf16: tokens=5 max_abs_err=[0-9.e+-]+ ok$" && has "^\[$source\] rmsnorm_rows_f32: rows=7 max_abs_err=[0-9.e+-]+ ok$" \
     && ok "[$source] both kernels match the C references" || bad "[$source] checks"
 done
+has "^\[embedded\] executor: the application's, 1 worker\(s\); " && ok "[embedded] runs on the program's executor" \
+  || bad "[embedded] executor line"
 has "^\[file\] misuse: .* -> buffer too small \(33\)" && ok "misuse returns TSR_ERROR_BUFFER_TOO_SMALL" || bad "misuse line"
 [ "$(tail -n 1 "$work/out.txt")" = "all checks passed" ] && ok "last line: all checks passed" || bad "last line"
 

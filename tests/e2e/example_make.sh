@@ -38,6 +38,10 @@ for source in file embedded; do
   has "^\[$source\] rmsnorm_rows_f32: rows=7 max_abs_err=[0-9.e+-]+ ok$" \
     && ok "[$source] rmsnorm matches the C reference" || bad "[$source] rmsnorm check"
 done
+has "^\[file\] executor: libtesserart's pool, [0-9]+ worker\(s\) " \
+  && ok "[file] runs on the default pool" || bad "[file] executor line"
+has "^\[embedded\] executor: the application's, 1 worker\(s\); it ran [0-9]+ task\(s\) in [0-9]+ parallel_for call\(s\)$" \
+  && ok "[embedded] runs on the program's executor (tsr_set_executor)" || bad "[embedded] executor line"
 has "^\[file\] misuse: rows=7 with a 6-row output buffer -> buffer too small \(33\): rmsnorm_rows_f32: buffer 'y' has 6144 bytes, needs 7168$" \
   && ok "misuse comes back as TSR_ERROR_BUFFER_TOO_SMALL" || bad "misuse line"
 [ "$(tail -n 1 "$work/out.txt")" = "all checks passed" ] && ok "last line: all checks passed" || bad "last line"
@@ -52,6 +56,10 @@ make "${vars[@]}" -q > /dev/null 2>&1 && ok "make -q: up to date" || bad "make -
 
 make "${vars[@]}" run > "$work/out.txt" 2>&1 && has "^all checks passed$" && ! has "tesserac build" \
   && ok "make run runs again without rebuilding" || bad "make run"
+
+TSR_NUM_THREADS=3 ./app kernels.tfat > "$work/out.txt" 2>&1 \
+  && has "^\[file\] executor: libtesserart's pool, 3 worker\(s\) " && has "^all checks passed$" \
+  && ok "TSR_NUM_THREADS=3 sizes the default pool, same results" || bad "TSR_NUM_THREADS=3 run"
 
 # A spec added with an old timestamp, or one removed, is caught by kernels.config.
 cp specs/rmsnorm_f32.yaml "$work/extra.yaml"

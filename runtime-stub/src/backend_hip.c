@@ -40,20 +40,10 @@ tsr_status tsr_hip_probe(char* out_gfx, size_t gfx_size) {
 static tsr_status hip_select(const tsr_archive* a, size_t kernel, const tsr_select_options* o,
                              size_t* out_variant, const char** out_route) {
   (void)a, (void)kernel, (void)o, (void)out_variant, (void)out_route;
-  char gfx[64];
-  return tsr_hip_probe(gfx, sizeof gfx) == TSR_ERROR_NO_DEVICE ? TSR_ERROR_NO_DEVICE : TSR_ERROR_NO_VARIANT;
+  return tsr_probe_only_select(tsr_hip_probe(NULL, 0));
 }
-static tsr_status hip_load(struct tsr_kernel* k, const void* blob, size_t size, const tsr_variant_info* vi,
-                           char* msg, size_t msg_size) {
-  (void)k, (void)blob, (void)size, (void)vi, (void)msg, (void)msg_size;
-  return TSR_ERROR_UNSUPPORTED;
-}
-static tsr_status hip_launch(struct tsr_kernel* k, const tsr_launch_args* args, char* msg, size_t msg_size) {
-  (void)k, (void)args, (void)msg, (void)msg_size;
-  return TSR_ERROR_UNSUPPORTED;
-}
-static void hip_unload(struct tsr_kernel* k) { (void)k; }
 
 const tsr_backend tsr_backend_hip = {
-    "hip", "tsr_kernel_launch_device", 1, hip_select, hip_load, hip_launch, hip_unload,
+    "hip", "tsr_kernel_launch_device", 1, hip_select, tsr_unsupported_load, tsr_unsupported_launch,
+    tsr_nothing_to_unload,
 };

@@ -259,6 +259,16 @@ int tsr_kernel_has_kind(const struct tsr_archive* a, size_t k, const char* kind)
 int tsr_select_wants_kind(const tsr_select_options* o, const char* kind);
 int tsr_select_wants_arch(const tsr_select_options* o, const char* arch);
 
+/* backends.c: the pieces of a backend that only probes (hip, xdna today):
+ * NO_DEVICE when the probe finds none, else NO_VARIANT; load and launch
+ * UNSUPPORTED; nothing to unload. */
+tsr_status tsr_probe_only_select(tsr_status probe);
+tsr_status tsr_unsupported_load(struct tsr_kernel* k, const void* blob, size_t size,
+                                const tsr_variant_info* vi, char* msg, size_t msg_size);
+tsr_status tsr_unsupported_launch(struct tsr_kernel* k, const tsr_launch_args* args, char* msg,
+                                  size_t msg_size);
+void tsr_nothing_to_unload(struct tsr_kernel* k);
+
 extern const tsr_backend tsr_backend_x86;
 extern const tsr_backend tsr_backend_cuda;
 extern const tsr_backend tsr_backend_hip;

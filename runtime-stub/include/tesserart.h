@@ -48,6 +48,7 @@ typedef enum tsr_status {
   TSR_ERROR_NOT_FOUND = 20,           /* no kernel / metadata key with that name */
   TSR_ERROR_NO_VARIANT = 21,          /* no variant of the kernel runs on this machine */
   TSR_ERROR_NO_DEVICE = 22,           /* the requested backend has no driver or device */
+  TSR_ERROR_NOT_QUALIFIED = 23,       /* policy requires a hardware receipt and no runnable variant has one */
   TSR_ERROR_ARG_COUNT = 30,           /* wrong number of buffers or scalars */
   TSR_ERROR_ROLE_MISMATCH = 31,       /* an input passed where the ABI has an output, or back */
   TSR_ERROR_DTYPE_MISMATCH = 32,      /* buffer dtype tag differs from the ABI */
@@ -88,7 +89,8 @@ typedef enum tsr_artifact_kind {
 typedef enum tsr_verdict {
   TSR_VERDICT_NOT_RUN = 0,
   TSR_VERDICT_PASS = 1,
-  TSR_VERDICT_FAIL = 2
+  TSR_VERDICT_FAIL = 2,
+  TSR_VERDICT_PASS_EMULATED = 3 /* format 2.1: passed in the CPU emulator; never a hardware PASS */
 } tsr_verdict;
 
 /* ---- SHA-256 (the stub's own; exposed for tests and tools) -------------- */
@@ -162,6 +164,7 @@ typedef struct tsr_kernel_info {
   size_t scalar_count;
   size_t variant_count;
   size_t verdict_count;
+  size_t receipt_count;   /* format 2.1: hardware qualification receipts (RCPT) */
 } tsr_kernel_info;
 
 TSR_API tsr_status tsr_archive_kernel_at(const tsr_archive* archive, size_t kernel,
@@ -226,6 +229,19 @@ typedef struct tsr_verdict_info {
 TSR_API tsr_status tsr_kernel_verdict_at(const tsr_archive* archive, size_t kernel,
                                          size_t verdict, tsr_verdict_info* out_info);
 
+/* A hardware qualification receipt bound to a variant (format 2.1, RCPT).
+ * The stub does not parse the TOML; `tesserac verify` does. */
+typedef struct tsr_receipt_info {
+  const char* target_kind;
+  const char* arch;
+  const uint8_t* artifact_sha256;  /* 32 bytes: the variant's blob hash it binds to */
+  const char* bytes;               /* the receipt file, exact bytes */
+  size_t size;
+} tsr_receipt_info;
+
+TSR_API tsr_status tsr_kernel_receipt_at(const tsr_archive* archive, size_t kernel,
+                                         size_t receipt, tsr_receipt_info* out_info);
+
 /* ---- devices and selection ---------------------------------------------- */
 /* Highest x86-64 psABI level this CPU and OS support (1..4); 0 on non-x86. */
 TSR_API int tsr_x86_level(void);
@@ -237,6 +253,10 @@ typedef struct tsr_select_options {
   int x86_level;            /* 0: detect; otherwise pretend this psABI level (1..4, | TSR_X86_AMX) */
   const char* arch;         /* NULL: the best for this machine; otherwise only this arch ("v3", "sm_90") */
   int device;               /* GPU kinds: the device ordinal to select and load for (0: the first) */
+  int require_qualified;    /* 1: only variants with a hardware receipt (TSR_ERROR_NOT_QUALIFIED
+                               otherwise); 0: the environment decides (TSR_REQUIRE_QUALIFIED=1).
+                               Either way a qualified variant is preferred over an unqualified
+                               one of the same kind. */
 } tsr_select_options;
 
 typedef struct tsr_selection {

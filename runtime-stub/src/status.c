@@ -20,6 +20,7 @@ const char* tsr_status_string(tsr_status status) {
     case TSR_ERROR_NOT_FOUND: return "not found";
     case TSR_ERROR_NO_VARIANT: return "no variant for this machine";
     case TSR_ERROR_NO_DEVICE: return "no device";
+    case TSR_ERROR_NOT_QUALIFIED: return "not qualified";
     case TSR_ERROR_ARG_COUNT: return "wrong argument count";
     case TSR_ERROR_ROLE_MISMATCH: return "argument role mismatch";
     case TSR_ERROR_DTYPE_MISMATCH: return "argument dtype mismatch";

@@ -7,6 +7,7 @@ const char* archive_verdict_name(ArchiveVerdict v) {
     case ArchiveVerdict::not_run: return "NOT_RUN";
     case ArchiveVerdict::pass: return "PASS";
     case ArchiveVerdict::fail: return "FAIL";
+    case ArchiveVerdict::pass_emulated: return "PASS_EMULATED";
   }
   return "?";
 }

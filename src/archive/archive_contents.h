@@ -14,8 +14,10 @@
 
 namespace tsr {
 
-enum class ArchiveVerdict { not_run = 0, pass = 1, fail = 2 };
-const char* archive_verdict_name(ArchiveVerdict v);   // "NOT_RUN", "PASS", "FAIL"
+// pass_emulated (format 2.1): the GPU source passed in the CPU emulator;
+// never a hardware PASS (docs/emulator.md).
+enum class ArchiveVerdict { not_run = 0, pass = 1, fail = 2, pass_emulated = 3 };
+const char* archive_verdict_name(ArchiveVerdict v);   // "NOT_RUN", "PASS", "FAIL", "PASS_EMULATED"
 
 // The oracle's result for one (kernel, target kind:arch).
 struct OracleVerdictRecord {
@@ -30,6 +32,18 @@ struct OracleVerdictRecord {
   bool operator==(const OracleVerdictRecord&) const = default;
 };
 
+// A hardware qualification receipt bound to one variant (format 2.1, section
+// RCPT, docs/archive-format.md): the receipt file's exact bytes, and the
+// binding the runtime stub checks without parsing TOML. Admission
+// (`tesserac admit`, `build --receipts`) attaches only receipts whose decoded
+// fields match the variant exactly; `verify` re-checks that.
+struct ArchiveReceipt {
+  TargetName target;            // the variant's kind:arch
+  std::string artifact_sha256;  // 64 lower-case hex digits: the variant's blob hash
+  std::string bytes;            // the receipt file, byte for byte (signature trailer included)
+  bool operator==(const ArchiveReceipt&) const = default;
+};
+
 struct ArchiveKernel {
   std::string name;         // C identifier, unique in the archive
   std::string identity;     // 64 lower-case hex digits
@@ -38,6 +52,7 @@ struct ArchiveKernel {
   KernelAbi abi;
   std::vector<Artifact> variants;            // one per target kind:arch
   std::vector<OracleVerdictRecord> verdicts; // one per target kind:arch at most
+  std::vector<ArchiveReceipt> receipts;      // any number per variant; sorted by (kind, arch, bytes)
 };
 
 struct ArchiveContents {

@@ -5,6 +5,7 @@
 #include "archive/archive_reader.h"
 
 #include "support/file_io.h"
+#include "support/sha256.h"
 
 namespace tsr {
 
@@ -70,7 +71,8 @@ Expected<OracleVerdictRecord> read_verdict(tsr_archive* a, size_t kernel, size_t
   OracleVerdictRecord r;
   r.target = TargetName{di.target_kind, di.arch};
   r.verdict = di.verdict == TSR_VERDICT_PASS ? ArchiveVerdict::pass
-              : di.verdict == TSR_VERDICT_FAIL ? ArchiveVerdict::fail : ArchiveVerdict::not_run;
+              : di.verdict == TSR_VERDICT_FAIL ? ArchiveVerdict::fail
+              : di.verdict == TSR_VERDICT_PASS_EMULATED ? ArchiveVerdict::pass_emulated : ArchiveVerdict::not_run;
   r.max_abs_err = di.max_abs_err;
   r.max_rel_err = di.max_rel_err;
   r.budget_atol = di.budget_atol;
@@ -78,6 +80,13 @@ Expected<OracleVerdictRecord> read_verdict(tsr_archive* a, size_t kernel, size_t
   r.seed = di.seed;
   r.reason = di.reason;
   return r;
+}
+
+Expected<ArchiveReceipt> read_receipt(tsr_archive* a, size_t kernel, size_t index) {
+  tsr_receipt_info ri;
+  if (Status s = stub_status(tsr_kernel_receipt_at(a, kernel, index, &ri)); !s) return s.take_error();
+  return ArchiveReceipt{TargetName{ri.target_kind, ri.arch}, to_hex(ri.artifact_sha256, 32),
+                        std::string(ri.bytes, ri.size)};
 }
 
 Expected<ArchiveKernel> read_kernel(tsr_archive* a, size_t index) {
@@ -104,6 +113,11 @@ Expected<ArchiveKernel> read_kernel(tsr_archive* a, size_t index) {
     Expected<OracleVerdictRecord> r = read_verdict(a, index, v);
     if (!r) return r.take_error();
     k.verdicts.push_back(std::move(*r));
+  }
+  for (size_t r = 0; r < ki.receipt_count; ++r) {
+    Expected<ArchiveReceipt> receipt = read_receipt(a, index, r);
+    if (!receipt) return receipt.take_error();
+    k.receipts.push_back(std::move(*receipt));
   }
   return k;
 }

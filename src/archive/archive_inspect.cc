@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "archive/archive_reader.h"
+#include "receipts/receipt_signature.h"
 #include "support/sha256.h"
 
 namespace tsr {
@@ -28,7 +29,30 @@ Expected<json> binding_json(tsr_archive* a, size_t k, size_t b) {
   return jb;
 }
 
-Expected<json> variant_json(tsr_archive* a, size_t k, size_t v) {
+// A receipt as inspect shows it: size, hash and signer; the stub checked
+// its binding (kind:arch and the variant's blob SHA-256).
+json receipt_json(const tsr_receipt_info& ri) {
+  const std::string text(ri.bytes, ri.size);
+  json jr{{"size", ri.size}, {"sha256", sha256_hex(text)}, {"text", text}};
+  Expected<SplitReceipt> split = split_receipt_signature(text);
+  if (!split) jr["signature"] = json{{"error", split.error().message()}};
+  else if (split->has_trailer) jr["signature"] = json{{"key_id", split->key_id}};
+  else jr["signature"] = nullptr;
+  return jr;
+}
+
+// The receipts of kernel k bound to variant vi.
+Expected<json> variant_receipts_json(tsr_archive* a, size_t k, const tsr_variant_info& vi, size_t receipt_count) {
+  json out = json::array();
+  for (size_t r = 0; r < receipt_count; ++r) {
+    tsr_receipt_info ri;
+    if (Status s = stub_status(tsr_kernel_receipt_at(a, k, r, &ri)); !s) return s.take_error();
+    if (std::string(ri.target_kind) == vi.target_kind && std::string(ri.arch) == vi.arch) out.push_back(receipt_json(ri));
+  }
+  return out;
+}
+
+Expected<json> variant_json(tsr_archive* a, size_t k, size_t v, size_t receipt_count) {
   tsr_variant_info vi;
   if (Status s = stub_status(tsr_kernel_variant_at(a, k, v, &vi)); !s) return s.take_error();
   // A kind from a newer minor version reads as TSR_ARTIFACT_UNKNOWN, named "unknown".
@@ -43,15 +67,18 @@ Expected<json> variant_json(tsr_archive* a, size_t k, size_t v) {
     if (Status s = stub_status(tsr_variant_metadata_at(a, k, v, m, &key, &value)); !s) return s.take_error();
     jv["metadata"][key] = value;
   }
+  Expected<json> receipts = variant_receipts_json(a, k, vi, receipt_count);
+  if (!receipts) return receipts.take_error();
+  jv["receipts"] = std::move(*receipts);
   return jv;
 }
 
 Expected<json> verdict_json(tsr_archive* a, size_t k, size_t v) {
   tsr_verdict_info di;
   if (Status s = stub_status(tsr_kernel_verdict_at(a, k, v, &di)); !s) return s.take_error();
-  static const char* const verdicts[] = {"NOT_RUN", "PASS", "FAIL"};
+  static const char* const verdicts[] = {"NOT_RUN", "PASS", "FAIL", "PASS_EMULATED"};
   return json{{"target", std::string(di.target_kind) + ":" + di.arch},
-              {"verdict", unsigned(di.verdict) < 3 ? verdicts[di.verdict] : "UNKNOWN"},
+              {"verdict", unsigned(di.verdict) < 4 ? verdicts[di.verdict] : "UNKNOWN"},
               {"max_abs_err", di.max_abs_err}, {"max_rel_err", di.max_rel_err},
               {"budget_atol", di.budget_atol}, {"budget_rtol", di.budget_rtol},
               {"seed", di.seed}, {"reason", di.reason}};
@@ -74,7 +101,7 @@ Expected<json> kernel_json(tsr_archive* a, size_t k) {
   if (Status s = stub_status(tsr_archive_kernel_at(a, k, &ki)); !s) return s.take_error();
   json jk{{"name", ki.name}, {"identity", ki.identity}, {"family", ki.family}, {"dtype", ki.dtype}};
   Status s = append_each(jk["abi"], ki.binding_count, [&](size_t b) { return binding_json(a, k, b); });
-  if (s) s = append_each(jk["variants"], ki.variant_count, [&](size_t v) { return variant_json(a, k, v); });
+  if (s) s = append_each(jk["variants"], ki.variant_count, [&](size_t v) { return variant_json(a, k, v, ki.receipt_count); });
   if (s) s = append_each(jk["verdicts"], ki.verdict_count, [&](size_t v) { return verdict_json(a, k, v); });
   if (!s) return s.take_error();
   return jk;

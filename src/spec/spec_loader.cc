@@ -210,6 +210,7 @@ std::vector<KernelSpec> load_specs(const std::vector<std::string>& paths, Diagno
     }
     std::optional<KernelSpec> spec = decode_spec(*text, file, diag);
     if (!spec) continue;
+    spec->source_text = *text;
     auto [it, inserted] = first_definition.emplace(spec->name, spec->location);
     if (!inserted) {
       const SourceLocation& first = it->second;

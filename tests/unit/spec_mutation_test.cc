@@ -11,6 +11,7 @@
 #include <cstdlib>
 
 #include "oracle/input_generator.h"
+#include "text_mutation.h"
 #include "spec/spec_loader.h"
 
 namespace tsr {
@@ -30,20 +31,10 @@ std::vector<std::string> corpus() {
   return texts;
 }
 
-std::string mutate(std::string text, Rng& rng) {
-  static const char* tokens[] = {":", "-", "[", "]", "{", "}", "&a", "*a", "!!str", "\n", "  ", "'", "\"",
+std::string mutate(const std::string& text, Rng& rng) {
+  static const std::vector<std::string> tokens = {":", "-", "[", "]", "{", "}", "&a", "*a", "!!str", "\n", "  ", "'", "\"",
                                  "0", "-1", "1e999", "nan", "f32", "matmul", "~", "? ", ",", "#", "|", ">", "\t"};
-  const int edits = 1 + static_cast<int>(rng.next() % 4);
-  for (int i = 0; i < edits; ++i) {
-    const size_t at = text.empty() ? 0 : rng.next() % text.size();
-    switch (rng.next() % 4) {
-      case 0: if (!text.empty()) text[at] = static_cast<char>(rng.next() & 0xff); break;
-      case 1: text.insert(at, tokens[rng.next() % (sizeof tokens / sizeof *tokens)]); break;
-      case 2: text.erase(at, 1 + rng.next() % 8); break;
-      case 3: text.insert(at, text.substr(rng.next() % (text.size() + 1), 1 + rng.next() % 16)); break;
-    }
-  }
-  return text;
+  return testing::mutate_text(text, rng, tokens);
 }
 
 TEST(SpecMutation, DecoderNeverCrashesOrThrows) {

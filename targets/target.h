@@ -38,6 +38,12 @@ struct DeviceInfo {
   bool present = false;
   std::string description;       // e.g. "AMD EPYC (avx2 avx512f)" or "no CUDA driver"
   int ordinal = 0;               // GPU kinds: the device ordinal that runs the arch (tsr_select_options.device)
+  bool emulated = false;         // the runner emulates the device: a pass is PASS_EMULATED, never PASS
+  // What a receipt records about a present device (docs/receipt-format.md, [device]).
+  std::string name;              // "NVIDIA H200", the CPU's model name
+  std::string vendor;            // PCI vendor id "0x10de"; CPUID vendor "AuthenticAMD"
+  std::string capability;        // "sm_90"; "x86-64-v4: avx512f ..." (the features the tier uses)
+  std::string driver;            // CUDA driver "12.4"; for CPUs the OS kernel "Linux 6.1.0-18-amd64"
 };
 
 struct Artifact {
@@ -69,6 +75,13 @@ struct BudgetFloor {
   double atol = 0.0;
   double rtol = 0.0;
 };
+
+// A device that is not there, and why ("no CUDA driver ...").
+inline DeviceInfo absent_device(std::string why) {
+  DeviceInfo info;
+  info.description = std::move(why);
+  return info;
+}
 
 class Target {
  public:

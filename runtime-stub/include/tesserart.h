@@ -255,10 +255,9 @@ typedef struct tsr_select_options {
   int device;               /* GPU kinds: the device ordinal to select and load for (0: the first) */
   int require_qualified;    /* 1: only variants with a hardware receipt (TSR_ERROR_NOT_QUALIFIED
                                otherwise); 0: the environment decides (TSR_REQUIRE_QUALIFIED=1);
-                               -1: never required, whatever the environment (tools that test
-                               unqualified variants, e.g. the oracle that qualifies them).
-                               Either way a qualified variant is preferred over an unqualified
-                               one of the same kind. */
+                               -1: not required, whatever the environment says (qualification
+                               itself loads unqualified variants). Either way a qualified variant
+                               is preferred over an unqualified one of the same kind. */
 } tsr_select_options;
 
 typedef struct tsr_selection {

@@ -70,9 +70,10 @@ Expected<OracleVerdictRecord> read_verdict(tsr_archive* a, size_t kernel, size_t
   if (Status s = stub_status(tsr_kernel_verdict_at(a, kernel, index, &di)); !s) return s.take_error();
   OracleVerdictRecord r;
   r.target = TargetName{di.target_kind, di.arch};
-  r.verdict = di.verdict == TSR_VERDICT_PASS ? ArchiveVerdict::pass
-              : di.verdict == TSR_VERDICT_FAIL ? ArchiveVerdict::fail
-              : di.verdict == TSR_VERDICT_PASS_EMULATED ? ArchiveVerdict::pass_emulated : ArchiveVerdict::not_run;
+  r.verdict = di.verdict == TSR_VERDICT_PASS            ? ArchiveVerdict::pass
+              : di.verdict == TSR_VERDICT_FAIL          ? ArchiveVerdict::fail
+              : di.verdict == TSR_VERDICT_PASS_EMULATED ? ArchiveVerdict::pass_emulated
+                                                        : ArchiveVerdict::not_run;
   r.max_abs_err = di.max_abs_err;
   r.max_rel_err = di.max_rel_err;
   r.budget_atol = di.budget_atol;

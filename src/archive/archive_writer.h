@@ -12,7 +12,7 @@
 namespace tsr {
 
 inline constexpr uint16_t kArchiveMajor = 2;   // 2: x86 kernels of kernel ABI v2 (tesserart_kernel.h)
-inline constexpr uint16_t kArchiveMinor = 1;   // 1: verdict PASS_EMULATED, receipts (RCPT)
+inline constexpr uint16_t kArchiveMinor = 1;   // 1: verdict PASS_EMULATED, RCPT receipts
 inline constexpr uint32_t kArchiveBlobAlignment = 4096;
 
 // Returns the contents sorted the way the archive stores them, or what the

@@ -123,6 +123,7 @@ RunFn register_build(CLI::App& app) {
     QualifyOptions q;
     q.seed = opts->selection.seed;
     q.run_oracle = !opts->no_oracle;
+    q.emulate = opts->selection.emulate;
     q.keep_artifacts = true;
     std::vector<VerdictRow> rows = qualify_jobs(jobs, q);
     std::cout << render_verdict_table(rows);

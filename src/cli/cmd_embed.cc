@@ -6,7 +6,6 @@
 #include "archive/archive_embed.h"
 #include "archive/archive_reader.h"
 #include "cli/commands.h"
-#include "spec/yaml_reader.h"
 #include "support/c_identifiers.h"
 #include "support/file_io.h"
 #include "support/subprocess.h"

@@ -28,6 +28,10 @@ RunFn register_test(CLI::App& app) {
                   "Check the variants in this .tfat through the runtime stub instead of compiling");
   return [opts]() -> int {
     std::vector<CommandPath> inputs = spec_input_paths(opts->selection.specs);
+    if (!opts->archive.empty() && opts->selection.emulate)
+      return report_error("--emulate runs the emitted CUDA source, which an archive does not hold; "
+                          "use it without --archive",
+                          kExitUsage);
     if (!opts->archive.empty()) {
       // The same file-type message as every other command that reads an archive.
       if (Status regular = check_regular_file(opts->archive); !regular.ok())
@@ -41,6 +45,7 @@ RunFn register_test(CLI::App& app) {
     if (!loaded) return exit_code;
     QualifyOptions q;
     q.seed = opts->selection.seed;
+    q.emulate = opts->selection.emulate;
     std::unique_ptr<tsr_archive, void (*)(tsr_archive*)> archive(nullptr, tsr_archive_close);
     if (!opts->archive.empty()) {
       char message[512] = "";

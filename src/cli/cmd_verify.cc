@@ -17,7 +17,8 @@ RunFn register_verify(CLI::App& app) {
     // verify_archive_file does), then the receipts' own bytes are checked.
     Expected<ArchiveContents> contents = read_archive_file(*path);
     if (!contents.ok()) return report(contents.error());   // the message starts with the path
-    Status receipts = verify_receipts(*contents);
+    DiagnosticEngine diag(&std::cerr);
+    Status receipts = verify_receipts(*contents, *path, diag);
     if (!receipts.ok()) return report_error(*path + ": " + receipts.error().message(), kExitInvalid);
     std::cout << *path << ": ok\n";
     return kExitOk;

@@ -29,6 +29,8 @@ RunFn register_inspect(CLI::App& app);
 RunFn register_verify(CLI::App& app);
 RunFn register_merge(CLI::App& app);
 RunFn register_embed(CLI::App& app);
+RunFn register_qualify(CLI::App& app);
+RunFn register_admit(CLI::App& app);
 
 // Shared helpers.
 int report_error(const std::string& message, int exit_code);

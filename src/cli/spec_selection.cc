@@ -29,6 +29,9 @@ void add_spec_selection_options(CLI::App* sub, SpecSelection& selection) {
       "Oracle input seed, decimal 0..2^64-1 (printed with every verdict)")
       ->type_name("N");
   add_error_limit_option(sub, selection.error_limit);
+  sub->add_flag("--emulate", selection.emulate,
+                "Run cuda targets that have no device in the CPU emulator: PASS_EMULATED or FAIL, "
+                "never a hardware PASS (docs/emulator.md)");
 }
 
 std::optional<LoadedSelection> load_selection(const SpecSelection& selection, int& exit_code) {

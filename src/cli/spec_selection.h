@@ -19,6 +19,7 @@ struct SpecSelection {
   std::string json;
   uint64_t seed = OracleOptions{}.seed;
   size_t error_limit = kDefaultErrorLimit;
+  bool emulate = false;   // --emulate: GPU targets without a device run in the CPU emulator
 };
 
 void add_spec_selection_options(CLI::App* sub, SpecSelection& selection);

@@ -15,7 +15,7 @@ void decode_kernel_name(const MapReader& m, KernelSpec& spec) {
   std::optional<std::string> name = m.required_string("kernel");
   if (!name) return;
   spec.name = *name;
-  spec.location = location_of(m.file(), m.get("kernel"));
+  spec.location = m.get("kernel")->location;
   if (!is_c_identifier(*name)) {
     m.error(m.get("kernel"), "kernel name '" + *name + "' is not a C identifier");
     return;
@@ -27,8 +27,9 @@ void decode_kernel_name(const MapReader& m, KernelSpec& spec) {
 
 void check_shape_against_abi(const MapReader& m, const KernelSpec& spec,
                              const std::vector<std::pair<std::string, Dim>>& shape_keys) {
-  const YAML::Node shape = m.get("shape");
-  MapReader s(shape, m.file(), "shape", m.diag());
+  const DocNode* shape = m.get("shape");
+  if (!shape) return;
+  MapReader s(*shape, m.file(), "shape", m.diag());
   const KernelAbi abi = kernel_abi(spec);
   for (const auto& [key, dim] : shape_keys) {
     if (dim.is_static()) continue;

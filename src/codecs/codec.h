@@ -8,7 +8,8 @@
 
 #include "identity/canonical_writer.h"
 #include "spec/kernel_spec.h"
-#include "spec/yaml_reader.h"
+#include "document/map_reader.h"
+#include "document/scalar_text.h"
 
 namespace tsr {
 

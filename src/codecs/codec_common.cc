@@ -6,6 +6,7 @@
 #include "codecs/codec.h"
 #include "codecs/family_codecs.h"
 #include "codecs/limits.h"
+#include "support/c_identifiers.h"
 
 namespace tsr {
 
@@ -38,16 +39,34 @@ std::optional<Family> family_from_name(const std::string& name) {
 
 std::vector<std::string> family_names() { return {"elementwise", "matmul", "rowwise", "attention"}; }
 
-std::optional<Dim> decode_shape_dim(const MapReader& shape, const std::string& key) {
-  if (!shape.has(key)) {
-    shape.require(key);
-    return std::nullopt;
+namespace {
+
+// A positive static extent or a runtime scalar name.
+std::optional<Dim> decode_dim(const MapReader& shape, const DocNode& value, const std::string& key) {
+  std::optional<std::string> s = shape.scalar(value, key);
+  if (!s) return std::nullopt;
+  if (std::optional<int64_t> v = parse_int(*s)) {
+    if (*v <= 0) {
+      shape.error(value, "dimension '" + key + "' must be positive, got " + std::to_string(*v));
+      return std::nullopt;
+    }
+    return Dim{*v, ""};
   }
+  if (is_c_identifier(*s)) return Dim{0, *s};
+  shape.error(value, "dimension '" + key + "' must be a positive integer or a runtime scalar name (a C identifier), got '" +
+                         *s + "'");
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<Dim> decode_shape_dim(const MapReader& shape, const std::string& key) {
+  const DocNode* value = shape.require(key);
+  if (!value) return std::nullopt;
   // A decimal beyond the limit (or beyond int64) is an extent that is too
   // large, not a malformed name.
-  const YAML::Node value = shape.get(key);
-  if (value.IsScalar()) {
-    const std::string& text = value.Scalar();
+  if (value->is_scalar()) {
+    const std::string& text = value->text;
     const bool digits = !text.empty() && std::all_of(text.begin(), text.end(), [](char c) {
       return std::isdigit(static_cast<unsigned char>(c));
     });
@@ -58,14 +77,14 @@ std::optional<Dim> decode_shape_dim(const MapReader& shape, const std::string& k
       return std::nullopt;
     }
   }
-  return shape.dim(value, key);
+  return decode_dim(shape, *value, key);
 }
 
 std::optional<double> decode_f32_constant(const MapReader& map, const std::string& key, bool required) {
   std::optional<double> v = map.number(key, required);
   if (!v) return std::nullopt;
   if (std::fabs(*v) >= kF32RoundsToInfinity) {
-    map.error(map.get(key), "'" + key + "' is " + map.get(key).Scalar() +
+    map.error(map.get(key), "'" + key + "' is " + map.get(key)->text +
                                 ", beyond the f32 range (largest finite f32: 3.40282347e38); kernels compute in f32");
     return std::nullopt;
   }
@@ -76,8 +95,7 @@ bool decode_accumulate(const MapReader& spec_map, KernelSpec& spec) {
   std::optional<std::string> acc = spec_map.required_string("accumulate");
   if (!acc) return false;
   if (*acc != "f32") {
-    spec_map.error(spec_map.get("accumulate"),
-                   "unknown accumulate '" + *acc + "' (allowed: f32)");
+    spec_map.error(spec_map.get("accumulate"), unknown_value_message("accumulate", *acc, {"f32"}));
     return false;
   }
   spec.accumulate = DType::f32;

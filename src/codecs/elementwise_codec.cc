@@ -16,16 +16,15 @@ class ElementwiseCodec final : public FamilyCodec {
     const size_t errors_before = m.diag().error_count();
     m.reject_if_present("accumulate", "does not apply to elementwise (it does not accumulate)");
     ElementwiseSpec body;
-    if (m.has("ops")) {
-      YAML::Node ops = m.get("ops");
-      if (!ops.IsSequence()) {
-        m.error(ops, std::string("expected a list of ops for 'ops', got ") + node_kind(ops));
-      } else if (ops.size() == 0) {
+    if (const DocNode* ops = m.require("ops")) {
+      if (!ops->is_list()) {
+        m.error(ops, wrong_type_message("a list of ops", "ops", describe_node(*ops)));
+      } else if (ops->items.empty()) {
         m.error(ops, "'ops' must list at least one op");
       } else {
         std::vector<std::string> allowed;
         for (Op op : all_ops()) allowed.push_back(op_name(op));
-        for (const YAML::Node& item : ops) {
+        for (const DocNode& item : ops->items) {
           std::optional<std::string> name = m.scalar(item, "ops");
           if (!name) continue;
           std::optional<Op> op = op_from_name(*name);
@@ -36,20 +35,11 @@ class ElementwiseCodec final : public FamilyCodec {
           body.ops.push_back(*op);
         }
       }
-    } else {
-      m.require("ops");
     }
-    if (m.has("shape")) {
-      YAML::Node shape = m.get("shape");
-      if (!shape.IsMap()) {
-        m.error(shape, std::string("expected a map for 'shape', got ") + node_kind(shape));
-      } else {
-        MapReader s(shape, m.file(), "elementwise shape", m.diag());
-        s.check_keys({"N"});
-        if (std::optional<Dim> n = decode_shape_dim(s, "N")) body.n = *n;
-      }
-    } else {
-      m.require("shape");
+    if (const DocNode* shape = m.map_value("shape", true)) {
+      MapReader s(*shape, m.file(), "elementwise shape", m.diag());
+      s.check_keys({"N"});
+      if (std::optional<Dim> n = decode_shape_dim(s, "N")) body.n = *n;
     }
     spec.body = body;
     if (m.diag().error_count() == errors_before) check_shape_against_abi(m, spec, {{"N", body.n}});

@@ -32,28 +32,20 @@ class MatmulCodec final : public FamilyCodec {
     const size_t errors_before = m.diag().error_count();
     decode_accumulate(m, spec);
     MatmulSpec body;
-    if (YAML::Node shape = m.require("shape"); shape.IsDefined()) {
-      if (!shape.IsMap()) {
-        m.error(shape, std::string("expected a map for 'shape', got ") + node_kind(shape));
-      } else {
-        MapReader s(shape, m.file(), "matmul shape", m.diag());
-        s.check_keys({"M", "N", "K"});
-        if (auto d = decode_shape_dim(s, "M")) body.m = *d;
-        if (auto d = decode_shape_dim(s, "N")) body.n = *d;
-        if (auto d = decode_shape_dim(s, "K")) body.k = *d;
-      }
+    if (const DocNode* shape = m.map_value("shape", true)) {
+      MapReader s(*shape, m.file(), "matmul shape", m.diag());
+      s.check_keys({"M", "N", "K"});
+      if (auto d = decode_shape_dim(s, "M")) body.m = *d;
+      if (auto d = decode_shape_dim(s, "N")) body.n = *d;
+      if (auto d = decode_shape_dim(s, "K")) body.k = *d;
     }
-    if (YAML::Node layout = m.require("layout"); layout.IsDefined()) {
-      if (!layout.IsMap()) {
-        m.error(layout, std::string("expected a map for 'layout', got ") + node_kind(layout));
-      } else {
-        MapReader l(layout, m.file(), "matmul layout", m.diag());
-        l.check_keys({"a", "b"});
-        if (auto a = l.required_enum("a", {"row", "col"}, "layout")) body.a = *a == "row" ? Layout::row : Layout::col;
-        if (auto b = l.required_enum("b", {"row", "col"}, "layout")) body.b = *b == "row" ? Layout::row : Layout::col;
-      }
+    if (const DocNode* layout = m.map_value("layout", true)) {
+      MapReader l(*layout, m.file(), "matmul layout", m.diag());
+      l.check_keys({"a", "b"});
+      if (auto a = l.required_enum("a", {"row", "col"}, "layout")) body.a = *a == "row" ? Layout::row : Layout::col;
+      if (auto b = l.required_enum("b", {"row", "col"}, "layout")) body.b = *b == "row" ? Layout::row : Layout::col;
     }
-    if (m.has("epilogue")) decode_epilogue(m, m.get("epilogue"), body);
+    if (const DocNode* epilogue = m.list_value("epilogue", false)) decode_epilogue(m, *epilogue, body);
     spec.body = body;
     if (m.diag().error_count() == errors_before) check_shape_against_abi(m, spec, {{"M", body.m}, {"N", body.n}, {"K", body.k}});
     return m.diag().error_count() == errors_before;
@@ -79,16 +71,12 @@ class MatmulCodec final : public FamilyCodec {
   }
 
  private:
-  static void decode_epilogue(const MapReader& m, const YAML::Node& list, MatmulSpec& body) {
-    if (!list.IsSequence()) {
-      m.error(list, std::string("expected a list for 'epilogue', got ") + node_kind(list));
-      return;
-    }
+  static void decode_epilogue(const MapReader& m, const DocNode& list, MatmulSpec& body) {
     const std::string allowed = join(allowed_epilogue());
-    for (const YAML::Node& item : list) {
+    for (const DocNode& item : list.items) {
       EpilogueOp op;
-      if (item.IsScalar()) {
-        const std::string& name = item.Scalar();
+      if (item.is_scalar()) {
+        const std::string& name = item.text;
         if (name == "bias") op.kind = EpilogueOp::Kind::bias;
         else if (name == "residual") op.kind = EpilogueOp::Kind::residual;
         else if (name == "scale" || name == "clamp") {
@@ -102,25 +90,25 @@ class MatmulCodec final : public FamilyCodec {
           m.error(item, "unknown epilogue op '" + name + "' (allowed: " + allowed + ")");
           continue;
         }
-      } else if (item.IsMap() && item.size() == 1) {
-        const YAML::Node key = item.begin()->first;
-        const YAML::Node value = item.begin()->second;
-        const std::string name = key.IsScalar() ? key.Scalar() : "";
+      } else if (item.is_map() && item.size() == 1) {
+        const DocNode& key = item.entries[0].key;
+        const DocNode& value = item.entries[0].value;
+        const std::string name = key.is_scalar() ? key.text : "";
         if (name == "scale") {
           std::optional<double> v = decode_f32_constant(MapReader(item, m.file(), "epilogue op", m.diag()), "scale", true);
           if (!v) continue;
           op.kind = EpilogueOp::Kind::scale;
           op.scale = *v;
         } else if (name == "clamp") {
-          if (!value.IsMap()) {
-            m.error(value, std::string("expected a map {min, max} for 'clamp', got ") + node_kind(value));
+          if (!value.is_map()) {
+            m.error(value, wrong_type_message("a map {min, max}", "clamp", describe_node(value)));
             continue;
           }
           MapReader c(value, m.file(), "clamp", m.diag());
           c.check_keys({"min", "max"});
           std::optional<double> lo = decode_f32_constant(c, "min", true), hi = decode_f32_constant(c, "max", true);
           if (!lo || !hi) continue;
-          if (*lo > *hi) { m.error(value, "clamp min " + *c.scalar(c.get("min"), "min") + " is greater than max " + *c.scalar(c.get("max"), "max")); continue; }
+          if (*lo > *hi) { m.error(value, "clamp min " + c.get("min")->text + " is greater than max " + c.get("max")->text); continue; }
           op.kind = EpilogueOp::Kind::clamp;
           op.lo = *lo;
           op.hi = *hi;
@@ -129,7 +117,7 @@ class MatmulCodec final : public FamilyCodec {
           continue;
         }
       } else {
-        m.error(item, std::string("expected an epilogue op name or a one-key map, got ") + node_kind(item));
+        m.error(item, std::string("expected an epilogue op name or a one-key map, got ") + describe_node(item));
         continue;
       }
       if ((op.kind == EpilogueOp::Kind::bias && body.has_bias()) ||

@@ -25,22 +25,18 @@ class RowwiseCodec final : public FamilyCodec {
         body.eps = decode_f32_constant(m, "eps", true);
         if (body.eps && *body.eps <= 0.0) m.error(m.get("eps"), "'eps' must be positive");
         else if (body.eps && static_cast<float>(*body.eps) == 0.0f)
-          m.error(m.get("eps"), "'eps' is " + m.get("eps").Scalar() + ", which rounds to 0 in f32 (it must be positive)");
+          m.error(m.get("eps"), "'eps' is " + m.get("eps")->text + ", which rounds to 0 in f32 (it must be positive)");
         if (auto affine = m.required_bool("affine")) body.affine = *affine;
       } else {
         m.reject_if_present("eps", "does not apply to " + *op);
         m.reject_if_present("affine", "does not apply to " + *op);
       }
     }
-    if (YAML::Node shape = m.require("shape"); shape.IsDefined()) {
-      if (!shape.IsMap()) {
-        m.error(shape, std::string("expected a map for 'shape', got ") + node_kind(shape));
-      } else {
-        MapReader s(shape, m.file(), "rowwise shape", m.diag());
-        s.check_keys({"rows", "cols"});
-        if (auto d = decode_shape_dim(s, "rows")) body.rows = *d;
-        if (auto d = decode_shape_dim(s, "cols")) body.cols = *d;
-      }
+    if (const DocNode* shape = m.map_value("shape", true)) {
+      MapReader s(*shape, m.file(), "rowwise shape", m.diag());
+      s.check_keys({"rows", "cols"});
+      if (auto d = decode_shape_dim(s, "rows")) body.rows = *d;
+      if (auto d = decode_shape_dim(s, "cols")) body.cols = *d;
     }
     spec.body = body;
     if (m.diag().error_count() == errors_before) check_shape_against_abi(m, spec, {{"rows", body.rows}, {"cols", body.cols}});

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "spec/yaml_reader.h"
+#include "document/document_messages.h"
 #include "targets/registry.h"
 
 namespace tsr {

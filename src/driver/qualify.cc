@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <iostream>
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "driver/compile.h"
@@ -11,6 +12,8 @@
 #include "tesserart.h"
 #include "identity/identity.h"
 #include "oracle/compare.h"
+#include "support/sha256.h"
+#include "targets/cuda/emulator/emulator.h"
 #include "targets/registry.h"
 
 namespace tsr {
@@ -70,10 +73,52 @@ void qualify_compiled(const Job& job, const Target& target, const Artifact& arti
   row.route = (*routed)->route();
 }
 
+// Emulated oracle results by (kernel identity, sha256 of the emitted source):
+// the cuda emitter writes the same source for every arch, and the emulator
+// models no arch difference, so one emulation is the evidence for each arch
+// whose source is byte-identical.
+struct EmulatedResult {
+  OracleReport report;
+  std::string route;
+  TargetName first;   // the target it was emulated for
+};
+using EmulationCache = std::map<std::string, EmulatedResult>;
+
+// The oracle on the CPU emulator over the source the job's artifact is
+// compiled from (tesserac test/build --emulate, a GPU target with no device).
+void qualify_emulated(const Job& job, const Target& target, uint64_t seed, EmulationCache& cache, VerdictRow& row) {
+  Expected<std::string> source = target.emit(*job.spec, job.target.arch);
+  if (!source) {
+    row.report = not_run("emulator: " + source.error().message(), *job.spec, seed);
+    return;
+  }
+  const std::string key = row.identity + ":" + sha256_hex(*source);
+  if (auto it = cache.find(key); it != cache.end()) {
+    row.report = it->second.report;
+    row.route = it->second.route;
+    row.report.reason += " (source byte-identical to " + it->second.first.str() + "'s, emulated once)";
+    return;
+  }
+  OracleOptions oracle_options;
+  oracle_options.seed = seed;
+  const cuda::emu::EmulatedReport emulated =
+      cuda::emu::emulate_oracle(*job.spec, job.target.arch, *source, oracle_options);
+  row.report = emulated.oracle;
+  if (row.report.verdict != Verdict::not_run) row.route = "CPU emulator: " + emulated.toolchain;
+  cache[key] = {row.report, row.route, job.target};
+}
+
+// Whether the job's oracle runs in the emulator: asked for, a GPU target the
+// emulator models, and no device to run it on.
+bool runs_emulated(const Job& job, const Target& target, const QualifyOptions& options) {
+  return options.emulate && job.target.kind == "cuda" && !target.device(job.target.arch).present;
+}
+
 }  // namespace
 
 std::vector<VerdictRow> qualify_jobs(const std::vector<Job>& jobs, const QualifyOptions& options) {
   std::vector<VerdictRow> rows;
+  EmulationCache emulated;
   for (const Job& job : jobs) {
     VerdictRow row;
     row.kernel = job.spec->name;
@@ -91,6 +136,7 @@ std::vector<VerdictRow> qualify_jobs(const std::vector<Job>& jobs, const Qualify
       continue;
     }
     Expected<Artifact> artifact = compile_for_target(*job.spec, job.target);
+    const bool emulate = options.run_oracle && runs_emulated(job, *target, options);
     if (!artifact) {
       const bool unavailable = artifact.error().message().rfind("target unavailable:", 0) == 0;
       row.compile_failed = !unavailable;
@@ -98,10 +144,17 @@ std::vector<VerdictRow> qualify_jobs(const std::vector<Job>& jobs, const Qualify
       if (!unavailable) std::cerr << "tesserac: error: " << artifact.error().message() << "\n";
       row.report = not_run(unavailable ? artifact.error().message() : "compile failed (see error above)", *job.spec,
                            options.seed);
+      // The emulator needs only the emitted source and clang, not the GPU
+      // toolchain: `test --emulate` still checks the kernel's semantics. A
+      // build (keep_artifacts) records verdicts of what it ships only.
+      if (unavailable && emulate && !options.keep_artifacts)
+        qualify_emulated(job, *target, options.seed, emulated, row);
       rows.push_back(std::move(row));
       continue;
     }
-    if (options.run_oracle) {
+    if (emulate) {
+      qualify_emulated(job, *target, options.seed, emulated, row);
+    } else if (options.run_oracle) {
       qualify_compiled(job, *target, *artifact, options.seed, row);
     } else {
       row.report = not_run("skipped by request (--no-oracle)", *job.spec, options.seed);
@@ -121,36 +174,44 @@ std::string num(double v) {
 }  // namespace
 
 std::string render_verdict_table(const std::vector<VerdictRow>& rows) {
-  size_t kw = 6, tw = 6;
+  size_t kw = 6, tw = 6, vw = 7;
   for (const VerdictRow& r : rows) {
     kw = std::max(kw, r.kernel.size());
     tw = std::max(tw, r.target.str().size());
+    vw = std::max(vw, std::string(verdict_name(r.report.verdict)).size());
   }
   char line[1024];
   std::string out;
-  std::snprintf(line, sizeof line, "%-*s  %-*s  %-7s  %-9s  %-9s  %-17s  %s\n", static_cast<int>(kw), "KERNEL",
-                static_cast<int>(tw), "TARGET", "VERDICT", "MAX_ABS", "MAX_REL", "BUDGET atol/rtol", "DETAIL");
+  std::snprintf(line, sizeof line, "%-*s  %-*s  %-*s  %-9s  %-9s  %-17s  %s\n", static_cast<int>(kw), "KERNEL",
+                static_cast<int>(tw), "TARGET", static_cast<int>(vw), "VERDICT", "MAX_ABS", "MAX_REL",
+                "BUDGET atol/rtol", "DETAIL");
   out += line;
-  int pass = 0, fail = 0, not_run_count = 0;
+  int pass = 0, emulated = 0, fail = 0, not_run_count = 0;
   for (const VerdictRow& r : rows) {
     const OracleReport& rep = r.report;
     const bool ran = rep.verdict != Verdict::not_run;
-    std::string detail = rep.verdict == Verdict::pass
-                             ? "seed=" + std::to_string(rep.seed) + " trials=" + std::to_string(rep.trials) +
-                                   (rep.determinism_checked ? " rerun=bit-identical" : "") + " budget_use=" +
-                                   num(rep.budget_use) + (rep.absolute_term_decided ? "(atol)" : "(rtol)")
-                             : rep.reason;
-    std::snprintf(line, sizeof line, "%-*s  %-*s  %-7s  %-9s  %-9s  %-17s  %s\n", static_cast<int>(kw),
-                  r.kernel.c_str(), static_cast<int>(tw), r.target.str().c_str(), verdict_name(rep.verdict),
+    const bool passed = rep.verdict == Verdict::pass || rep.verdict == Verdict::pass_emulated;
+    std::string detail = passed ? "seed=" + std::to_string(rep.seed) + " trials=" + std::to_string(rep.trials) +
+                                      (rep.determinism_checked ? " rerun=bit-identical" : "") + " budget_use=" +
+                                      num(rep.budget_use) + (rep.absolute_term_decided ? "(atol)" : "(rtol)")
+                                : rep.reason;
+    if (rep.verdict == Verdict::pass_emulated) detail += " (" + rep.reason + ")";
+    std::snprintf(line, sizeof line, "%-*s  %-*s  %-*s  %-9s  %-9s  %-17s  %s\n", static_cast<int>(kw),
+                  r.kernel.c_str(), static_cast<int>(tw), r.target.str().c_str(), static_cast<int>(vw),
+                  verdict_name(rep.verdict),
                   ran ? num(rep.max_abs_err).c_str() : "-", ran ? num(rep.max_rel_err).c_str() : "-",
                   (num(rep.budget.atol) + "/" + num(rep.budget.rtol)).c_str(), detail.c_str());
     out += line;
     pass += rep.verdict == Verdict::pass;
+    emulated += rep.verdict == Verdict::pass_emulated;
     fail += rep.verdict == Verdict::fail;
     not_run_count += rep.verdict == Verdict::not_run;
   }
-  out += std::to_string(pass) + " passed, " + std::to_string(fail) + " failed, " + std::to_string(not_run_count) +
-         " not run\n";
+  // Emulated passes are counted apart from hardware passes, and only named
+  // when there are some, so a run without --emulate reads as it always has.
+  out += std::to_string(pass) + " passed, " +
+         (emulated ? std::to_string(emulated) + " passed emulated (not hardware), " : std::string()) +
+         std::to_string(fail) + " failed, " + std::to_string(not_run_count) + " not run\n";
   return out;
 }
 

@@ -21,7 +21,8 @@ struct VerdictRow {
   bool unavailable = false;      // the target's toolchain is missing on this machine
   std::optional<Artifact> artifact;
   // Who launched the artifact for the oracle: "libtesserart <stub route>"
-  // (every target), empty when nothing was launched.
+  // (every target), "CPU emulator: clang ... (emulated)" for an emulated run, empty
+  // when nothing was launched.
   std::string route;
 };
 
@@ -32,6 +33,10 @@ struct QualifyOptions {
   uint64_t seed = OracleOptions{}.seed;
   bool run_oracle = true;        // false: record NOT_RUN (skipped by request)
   bool keep_artifacts = false;
+  // GPU targets whose device is absent run the oracle on the CPU emulator
+  // (docs/emulator.md) over the same emitted source the artifact was compiled
+  // from: PASS_EMULATED or FAIL. A present device still runs on hardware.
+  bool emulate = false;
 };
 
 std::vector<VerdictRow> qualify_jobs(const std::vector<Job>& jobs, const QualifyOptions& options);

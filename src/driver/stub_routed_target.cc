@@ -48,8 +48,8 @@ Status StubRoutedTarget::load(const KernelSpec& spec) const {
   options.target_kind = target_.kind.c_str();
   options.arch = target_.arch.c_str();
   options.device = inner_.device(target_.arch).ordinal;
-  // The oracle qualifies variants: TSR_REQUIRE_QUALIFIED in the environment
-  // must not refuse the unqualified one it is about to test.
+  // The oracle qualifies variants that have no receipt yet: the runtime
+  // policy (TSR_REQUIRE_QUALIFIED) is for applications, not for this load.
   options.require_qualified = -1;
   tsr_kernel* kernel = nullptr;
   const tsr_status st = tsr_kernel_load(archive_, spec.name.c_str(), &options, &kernel);

@@ -1,6 +1,7 @@
 #include "oracle/oracle.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 
@@ -16,6 +17,7 @@ const char* verdict_name(Verdict v) {
     case Verdict::pass: return "PASS";
     case Verdict::fail: return "FAIL";
     case Verdict::not_run: return "NOT_RUN";
+    case Verdict::pass_emulated: return "PASS_EMULATED";
   }
   return "?";
 }
@@ -138,18 +140,14 @@ double oracle_trial_bytes(const KernelSpec& spec) {
   return peak;
 }
 
-OracleReport run_oracle(const KernelSpec& spec, const Target& target, const Artifact& artifact,
+namespace {
+
+// The trials and the determinism rerun on a present device: PASS or FAIL.
+OracleReport run_trials(const KernelSpec& spec, const Target& target, const Artifact& artifact,
                         const OracleOptions& options) {
   OracleReport report;
   report.seed = options.seed;
   report.budget = effective_budget(spec, target.budget_floor(spec));
-  const DeviceInfo device = target.device(artifact.target.arch);
-  if (!device.present) return not_run(device.description, spec, options.seed);
-  if (const double need = oracle_trial_bytes(spec); need > kOracleMemoryBudgetBytes)
-    return not_run("the oracle would hold " + format_bytes(need) + " for one trial of these static extents, above its " +
-                       "memory budget of " + format_bytes(kOracleMemoryBudgetBytes),
-                   spec, options.seed);
-
   const KernelAbi abi = kernel_abi(spec);
   const size_t output_slot = abi.buffers().size() - 1;   // every family has exactly one output, last
   const DType out_dtype = abi.buffers().back()->dtype;
@@ -207,6 +205,66 @@ OracleReport run_oracle(const KernelSpec& spec, const Target& target, const Arti
     }
   }
   if (report.verdict != Verdict::fail) report.verdict = Verdict::pass;
+  return report;
+}
+
+// The trial whose buffers are largest: what a latency figure is measured on.
+int largest_trial(const KernelSpec& spec, const KernelAbi& abi) {
+  int best = 0;
+  double best_elements = -1.0;
+  for (int i = 0; i < kTrialCount; ++i) {
+    const std::map<std::string, int64_t> scalars = trial_scalars(spec, i);
+    double elements = 0.0;
+    for (const Binding* b : abi.buffers()) elements += static_cast<double>(*abi.element_count(*b, scalars));
+    if (elements > best_elements) best = i, best_elements = elements;
+  }
+  return best;
+}
+
+// Median wall time of `launches` launches of the largest trial; the first
+// error stops it.
+Status time_launches(const KernelSpec& spec, const Target& target, const Artifact& artifact, int launches,
+                     uint64_t seed, OracleReport& report) {
+  const KernelAbi abi = kernel_abi(spec);
+  Trial trial = make_trial(spec, abi, largest_trial(spec, abi), seed);
+  std::vector<double> ns;
+  for (int i = 0; i < launches; ++i) {
+    const auto start = std::chrono::steady_clock::now();
+    if (Status s = target.run(spec, artifact, trial.args); !s.ok()) return s;
+    ns.push_back(std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - start).count());
+  }
+  std::sort(ns.begin(), ns.end());
+  report.timed_launches = launches;
+  report.median_latency_ns = ns.empty() ? 0.0 : ns[ns.size() / 2];
+  return ok();
+}
+
+}  // namespace
+
+OracleReport run_oracle(const KernelSpec& spec, const Target& target, const Artifact& artifact,
+                        const OracleOptions& options) {
+  const DeviceInfo device = target.device(artifact.target.arch);
+  if (!device.present) return not_run(device.description, spec, options.seed);
+  if (const double need = oracle_trial_bytes(spec); need > kOracleMemoryBudgetBytes)
+    return not_run("the oracle would hold " + format_bytes(need) + " for one trial of these static extents, above its " +
+                       "memory budget of " + format_bytes(kOracleMemoryBudgetBytes),
+                   spec, options.seed);
+  OracleReport report = run_trials(spec, target, artifact, options);
+  if (report.verdict == Verdict::pass && options.timed_launches > 0)
+    if (Status timed = time_launches(spec, target, artifact, options.timed_launches, options.seed, report); !timed.ok()) {
+      report.verdict = Verdict::fail;
+      report.reason = "launch failed while timing: " + timed.error().message();
+    }
+  // An emulated run is evidence of semantics only: its pass is a kind of its
+  // own and every emulated verdict says so.
+  if (device.emulated) {
+    if (report.verdict == Verdict::pass) {
+      report.verdict = Verdict::pass_emulated;
+      report.reason = kEmulatedReason;
+    } else {
+      report.reason = std::string(kEmulatedReason) + "; " + report.reason;
+    }
+  }
   return report;
 }
 

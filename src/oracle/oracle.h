@@ -12,8 +12,13 @@
 
 namespace tsr {
 
-enum class Verdict { pass, fail, not_run };
-const char* verdict_name(Verdict v);   // PASS, FAIL, NOT_RUN
+// pass_emulated: every trial passed on a runner that emulates the device
+// (DeviceInfo::emulated, docs/emulator.md); never a hardware PASS.
+enum class Verdict { pass, fail, not_run, pass_emulated };
+const char* verdict_name(Verdict v);   // PASS, FAIL, NOT_RUN, PASS_EMULATED
+
+// The reason every emulated verdict carries (PASS_EMULATED and an emulated FAIL).
+inline constexpr const char* kEmulatedReason = "emulated on the CPU: semantics, not hardware";
 
 struct OracleReport {
   Verdict verdict = Verdict::not_run;
@@ -26,10 +31,16 @@ struct OracleReport {
   uint64_t seed = 0;
   int trials = 0;
   bool determinism_checked = false;
+  // After a pass, with OracleOptions::timed_launches: the median wall time
+  // of that many launches of the largest trial (receipts record it).
+  double median_latency_ns = 0.0;
+  int timed_launches = 0;
 };
 
 struct OracleOptions {
   uint64_t seed = 0x7e55e7ac;   // printed and stored with every verdict
+  // Launches of the largest trial timed after a pass (0: none), for receipts.
+  int timed_launches = 0;
   // Test hook: corrupts the launch outputs after the kernel ran (mutation tests).
   std::function<void(LaunchArgs&)> corrupt_outputs;
 };

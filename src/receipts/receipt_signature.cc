@@ -13,6 +13,8 @@
 #include <map>
 #include <vector>
 
+#include "receipts/receipt_rules.h"
+#include "receipts/receipt_trailer.h"
 #include "support/file_io.h"
 #include "support/sha256.h"
 
@@ -34,7 +36,6 @@ struct TrustedKeys {
 
 namespace {
 
-constexpr std::string_view kTrailerStart = "# tesserac-signature ";
 constexpr uint64_t kMaxKeyFileBytes = 1 << 20;
 
 struct BioFree {
@@ -57,10 +58,6 @@ Expected<std::string> read_key_file(const std::string& path, std::string_view wh
   Expected<std::string> text = read_input_file(path, kMaxKeyFileBytes, what);
   if (!text) return Error(text.error().kind(), path + ": " + text.error().message());
   return text;
-}
-
-bool is_lower_hex(std::string_view s, size_t size) {
-  return s.size() == size && from_lower_hex(s).size() == size / 2;
 }
 
 }  // namespace
@@ -117,35 +114,35 @@ Expected<std::string> sign_receipt_bytes(const std::string& canonical, const Sig
                      canonical.size()) != 1 ||
       size != sizeof signature)
     return toolchain_error("OpenSSL could not sign the receipt with key " + key.id);
-  return canonical + std::string(kTrailerStart) + "ed25519 " + key.id + " " + to_hex(signature, size) + "\n";
+  return canonical + signature_trailer_line(ReceiptSignature{key.id, to_hex(signature, size)});
 }
 
 Expected<SplitReceipt> split_receipt_signature(const std::string& file_bytes) {
+  // The trailer as the receipt codec finds it (receipt_trailer.h), with the
+  // codec's rules and words: bytes the signature does not cover are refused.
   SplitReceipt out;
-  // Trailer lines: where a line starts with "# tesserac-signature ".
-  std::vector<size_t> starts;
-  for (size_t p = 0; p < file_bytes.size();) {
-    if (file_bytes.compare(p, kTrailerStart.size(), kTrailerStart) == 0) starts.push_back(p);
-    const size_t newline = file_bytes.find('\n', p);
-    p = newline == std::string::npos ? file_bytes.size() : newline + 1;
+  const size_t at = signature_trailer_offset(file_bytes);
+  for (size_t line = 0; line < file_bytes.size();) {
+    if (line != at && file_bytes.compare(line, kSignatureTrailerPrefix.size(), kSignatureTrailerPrefix) == 0)
+      return invalid_input("a signature trailer must be the last line of the receipt");
+    const size_t newline = file_bytes.find('\n', line);
+    line = newline == std::string::npos ? file_bytes.size() : newline + 1;
   }
-  if (starts.empty()) {
+  if (at == std::string::npos) {
     out.payload = file_bytes;
     return out;
   }
-  // One trailer, as the last line: bytes after it would not be signed.
-  if (starts.size() > 1) return invalid_input("malformed signature trailer: more than one '# tesserac-signature' line");
-  const size_t at = starts[0];
-  if (file_bytes.find('\n', at) + 1 != file_bytes.size())
-    return invalid_input("malformed signature trailer: it is not the last line, or does not end with a newline");
-  // "# tesserac-signature ed25519 <64 hex> <128 hex>\n", nothing else.
-  const std::string fields = file_bytes.substr(at + kTrailerStart.size());
-  const bool shaped = fields.size() == 8 + 64 + 1 + 128 + 1 && fields.compare(0, 8, "ed25519 ") == 0 && fields[8 + 64] == ' ';
-  out.key_id = shaped ? fields.substr(8, 64) : "";
-  out.signature_hex = shaped ? fields.substr(8 + 64 + 1, 128) : "";
+  std::string_view fields = std::string_view(file_bytes).substr(at + kSignatureTrailerPrefix.size());
+  if (!fields.empty() && fields.back() == '\n') fields.remove_suffix(1);
+  const std::string algorithm = std::string(kSignatureAlgorithm) + " ";
+  if (fields.size() == algorithm.size() + 64 + 1 + 128 && fields.substr(0, algorithm.size()) == algorithm &&
+      fields[algorithm.size() + 64] == ' ') {
+    out.key_id = std::string(fields.substr(algorithm.size(), 64));
+    out.signature_hex = std::string(fields.substr(algorithm.size() + 65));
+  }
   if (!is_lower_hex(out.key_id, 64) || !is_lower_hex(out.signature_hex, 128))
-    return invalid_input("malformed signature trailer: expected '# tesserac-signature ed25519 <key id: 64 hex digits> "
-                         "<signature: 128 hex digits>'");
+    return invalid_input("malformed signature trailer (expected '# tesserac-signature ed25519 <key id: 64 lower-case "
+                         "hex digits> <signature: 128 lower-case hex digits>')");
   out.payload = file_bytes.substr(0, at);
   out.has_trailer = true;
   return out;

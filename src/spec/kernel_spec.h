@@ -95,6 +95,7 @@ struct KernelSpec {
   std::variant<ElementwiseSpec, MatmulSpec, RowwiseSpec> body;
 
   SourceLocation location;           // where `kernel:` was written
+  std::string source_text;           // the spec file's text (load_specs), carried in archives for qualify
 
   const ElementwiseSpec& elementwise() const { return std::get<ElementwiseSpec>(body); }
   const MatmulSpec& matmul() const { return std::get<MatmulSpec>(body); }

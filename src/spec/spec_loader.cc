@@ -8,9 +8,8 @@
 #include <map>
 
 #include "codecs/codec.h"
-#include "spec/yaml_document.h"
-#include "spec/yaml_limits.h"
-#include "spec/yaml_reader.h"
+#include "document/map_reader.h"
+#include "document/yaml_document.h"
 #include "support/file_io.h"
 #include "targets/registry.h"
 
@@ -20,13 +19,9 @@ namespace {
 namespace fs = std::filesystem;
 
 void decode_accuracy(const MapReader& m, KernelSpec& spec) {
-  YAML::Node node = m.require("accuracy");
-  if (!node.IsDefined()) return;
-  if (!node.IsMap()) {
-    m.error(node, std::string("expected a map for 'accuracy', got ") + node_kind(node));
-    return;
-  }
-  MapReader a(node, m.file(), "'accuracy'", m.diag());
+  const DocNode* node = m.map_value("accuracy", true);
+  if (!node) return;
+  MapReader a(*node, m.file(), "'accuracy'", m.diag());
   a.check_keys({"kind", "atol", "rtol"});
   std::optional<std::string> kind = a.required_enum("kind", {"reference_exact", "tolerance_bounded"}, "accuracy kind");
   if (!kind) return;
@@ -46,15 +41,11 @@ void decode_accuracy(const MapReader& m, KernelSpec& spec) {
 }
 
 void decode_targets(const MapReader& m, KernelSpec& spec) {
-  if (!m.has("targets")) return;
-  YAML::Node list = m.get("targets");
-  if (!list.IsSequence()) {
-    m.error(list, std::string("expected a list for 'targets', got ") + node_kind(list));
-    return;
-  }
+  const DocNode* list = m.list_value("targets", false);
+  if (!list) return;
   std::vector<std::string> known;
   for (const TargetName& t : all_target_names()) known.push_back(t.str());
-  for (const YAML::Node& item : list) {
+  for (const DocNode& item : list->items) {
     std::optional<std::string> text = m.scalar(item, "targets");
     if (!text) continue;
     std::optional<TargetName> name = parse_target_name(*text);
@@ -75,21 +66,22 @@ void decode_targets(const MapReader& m, KernelSpec& spec) {
 
 // Target support is checked after the family body decoded: it needs the body.
 void check_target_support(const MapReader& m, const KernelSpec& spec) {
-  if (!m.has("targets") || !m.get("targets").IsSequence()) return;
-  for (const YAML::Node& item : m.get("targets")) {
-    if (!item.IsScalar()) continue;
-    std::optional<TargetName> name = parse_target_name(item.Scalar());
+  const DocNode* list = m.get("targets");
+  if (!list || !list->is_list()) return;
+  for (const DocNode& item : list->items) {
+    if (!item.is_scalar()) continue;
+    std::optional<TargetName> name = parse_target_name(item.text);
     const Target* target = name ? find_target(name->kind) : nullptr;
     if (!target) continue;
     std::string why = target->unsupported_reason(spec, name->arch);
-    if (!why.empty()) m.error(item, "target '" + item.Scalar() + "' cannot build this kernel: " + why);
+    if (!why.empty()) m.error(item, "target '" + item.text + "' cannot build this kernel: " + why);
   }
 }
 
-std::optional<KernelSpec> decode_root(const YAML::Node& root, const std::string& file, DiagnosticEngine& diag) {
-  if (!root.IsMap()) {
-    diag.error(location_of(file, root).line ? location_of(file, root) : SourceLocation{file, 1, 1},
-               std::string("expected a map at the top of the spec, got ") + node_kind(root));
+std::optional<KernelSpec> decode_root(const DocNode& root, const std::string& file, DiagnosticEngine& diag) {
+  if (!root.is_map()) {
+    diag.error(root.location.line ? root.location : SourceLocation{file, 1, 1},
+               std::string("expected a map at the top of the spec, got ") + describe_node(root));
     return std::nullopt;
   }
   const size_t errors_before = diag.error_count();
@@ -106,9 +98,7 @@ std::optional<KernelSpec> decode_root(const YAML::Node& root, const std::string&
   spec.location = m.location();
 
   if (std::optional<int64_t> version = m.required_int("tesserac")) {
-    if (*version != 1)
-      m.error(m.get("tesserac"), "unsupported spec format version " + std::to_string(*version) +
-                                     " (this tesserac reads version 1)");
+    if (*version != 1) m.error(m.get("tesserac"), unsupported_version_message("spec", *version, 1));
   }
   decode_kernel_name(m, spec);
   if (std::optional<std::string> dt = m.required_enum("dtype", {"f32", "f16", "bf16"})) spec.dtype = *dtype_from_name(*dt);
@@ -140,8 +130,8 @@ std::optional<KernelSpec> decode_spec(const std::string& text, const std::string
     diag.error(SourceLocation{file, 1, 1}, "spec file contains a NUL byte (expected YAML text)");
     return std::nullopt;
   }
-  std::optional<YAML::Node> root = parse_single_document(text, file, diag);
-  if (!root || !check_yaml_limits(*root, file, diag)) return std::nullopt;
+  std::optional<DocNode> root = parse_yaml_document(text, file, diag);
+  if (!root) return std::nullopt;
   std::optional<KernelSpec> spec;
   try {
     spec = decode_root(*root, file, diag);
@@ -210,6 +200,7 @@ std::vector<KernelSpec> load_specs(const std::vector<std::string>& paths, Diagno
     }
     std::optional<KernelSpec> spec = decode_spec(*text, file, diag);
     if (!spec) continue;
+    spec->source_text = *text;
     auto [it, inserted] = first_definition.emplace(spec->name, spec->location);
     if (!inserted) {
       const SourceLocation& first = it->second;

@@ -1,6 +1,7 @@
 #include "support/c_identifiers.h"
 
 #include <algorithm>
+#include <cctype>
 
 namespace tsr {
 
@@ -30,6 +31,14 @@ const char* describe(ReservedClass cls) {
 }
 
 }  // namespace
+
+bool is_c_identifier(const std::string& s) {
+  if (s.empty() || s.size() > 128) return false;
+  if (!(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
+  for (char c : s)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_')) return false;
+  return true;
+}
 
 std::optional<std::string> reserved_symbol_reason(std::string_view name) {
   const auto* end = std::end(kTable);

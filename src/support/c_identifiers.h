@@ -11,6 +11,10 @@
 
 namespace tsr {
 
+// Letters, digits and '_', not starting with a digit, at most 128 characters
+// (docs/limits.md, "names").
+bool is_c_identifier(const std::string& s);
+
 // Why the C identifier `name` cannot be the stem of an exported C symbol
 // ("it is a C++ keyword"), or nullopt when it can. Covers the table and the
 // reserved prefixes ('_' reserved by C, 'tsr_'/'TSR_' the runtime stub's API).

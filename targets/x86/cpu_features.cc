@@ -2,6 +2,9 @@
 // (x86-64 psABI §3.1.1), asked of libtesserart's detector
 // (runtime-stub/src/tsr_cpu_x86.h) so that the compiler and the stub never
 // disagree about the CPU; the model name is only for the description.
+#include <sys/utsname.h>
+
+#include <cstring>
 #include <fstream>
 
 #include "runtime-stub/src/tsr_cpu_x86.h"
@@ -28,6 +31,25 @@ const std::string& cpu_model_name() {
   return name;
 }
 
+// The CPUID vendor string ("GenuineIntel", "AuthenticAMD").
+std::string cpu_vendor() {
+  unsigned a = 0, b = 0, c = 0, d = 0;
+  __asm__ volatile("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d) : "a"(0), "c"(0));
+  char v[13];
+  std::memcpy(v, &b, 4);
+  std::memcpy(v + 4, &d, 4);
+  std::memcpy(v + 8, &c, 4);
+  v[12] = '\0';
+  return v;
+}
+
+// "Linux 6.1.0-18-amd64": what runs the kernels on a CPU target, for receipts.
+std::string os_release() {
+  struct utsname u;
+  if (uname(&u) != 0) return "unknown";
+  return std::string(u.sysname) + " " + u.release;
+}
+
 }  // namespace
 
 DeviceInfo cpu_device(const Tier& tier) {
@@ -38,6 +60,12 @@ DeviceInfo cpu_device(const Tier& tier) {
   info.description = info.present
                          ? cpu_model_name() + " (x86-64-" + tier.arch + ": " + have + ")"
                          : cpu_model_name() + " lacks x86-64-" + tier.arch + " features: " + missing;
+  if (info.present) {
+    info.name = cpu_model_name();
+    info.vendor = cpu_vendor();
+    info.capability = "x86-64-" + tier.arch + ": " + have;
+    info.driver = os_release();
+  }
   return info;
 }
 

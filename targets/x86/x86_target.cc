@@ -45,7 +45,7 @@ class X86Target final : public Target {
 
   DeviceInfo device(const std::string& arch) const override {
     const std::optional<x86::Tier> tier = x86::tier_for_arch(arch);
-    if (!tier) return DeviceInfo{false, "unknown arch '" + arch + "' for target x86"};
+    if (!tier) return absent_device("unknown arch '" + arch + "' for target x86");
     return x86::cpu_device(*tier);
   }
 

@@ -61,8 +61,8 @@ TEST(ArchiveInspectReceipts, JsonListsEachVariantsReceipts) {
   const json& v2 = variant(j, "vadd", "x86:v2")["receipts"];
   ASSERT_EQ(v2.size(), 1u);
   EXPECT_EQ(v2[0]["signature"]["error"],
-            "malformed signature trailer: expected '# tesserac-signature ed25519 <key id: 64 hex digits> <signature: "
-            "128 hex digits>'");
+            "malformed signature trailer (expected '# tesserac-signature ed25519 <key id: 64 lower-case hex digits> "
+            "<signature: 128 lower-case hex digits>')");
   EXPECT_EQ(variant(j, "vadd", "x86:v1")["receipts"].size(), 1u);
   EXPECT_EQ(variant(j, "vadd", "cuda:ptx")["receipts"], json::array());
   EXPECT_EQ(variant(j, "scale", "cuda:sm_90")["receipts"].size(), 1u);
@@ -84,7 +84,7 @@ TEST(ArchiveInspectReceipts, TextShowsOneLinePerReceiptUnderItsVariant) {
   const std::string a = "format = 1\nkernel = \"vadd\"  # A\n";
   EXPECT_EQ(line_after("  variant x86:v3 "), "    receipt 32 bytes  sha256 " + sha256_hex(std::string_view(a)).substr(0, 16) + "…  unsigned");
   EXPECT_NE(r.output.find("…  signed by key " + s.key_id.substr(0, 16) + "…\n"), std::string::npos) << r.output;
-  EXPECT_NE(r.output.find("…  malformed signature trailer: expected"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("…  malformed signature trailer (expected"), std::string::npos) << r.output;
   // A variant without receipts is followed by the next variant directly.
   EXPECT_EQ(line_after("  variant cuda:ptx ").rfind("  variant cuda:sm_90 ", 0), 0u);
 }

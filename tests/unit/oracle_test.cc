@@ -52,6 +52,7 @@ determinism: deterministic
 class FakeTarget final : public Target {
  public:
   bool present = true;
+  bool emulated = false;   // the runner claims to emulate the device (DeviceInfo::emulated)
   bool flaky = false;
   double floor = 0.0;
   std::function<void(LaunchArgs&)> scribble;   // runs after the correct outputs are written
@@ -67,7 +68,10 @@ class FakeTarget final : public Target {
   }
   std::string artifact_file_extension(const Artifact&) const override { return ".fake"; }
   DeviceInfo device(const std::string&) const override {
-    return present ? DeviceInfo{true, "fake device"} : DeviceInfo{false, "no fake device attached"};
+    DeviceInfo info = absent_device(present ? "fake device" : "no fake device attached");
+    info.present = present;
+    info.emulated = emulated;
+    return info;
   }
   BudgetFloor budget_floor(const KernelSpec&) const override { return {floor, floor}; }
   Status run(const KernelSpec& spec, const Artifact&, LaunchArgs& args) const override {
@@ -244,6 +248,43 @@ TEST(Oracle, AbsentDeviceIsNotRunNeverPass) {
 
 // A valid spec whose static buffers the oracle cannot hold (N = 2^40 once
 // ended in bad_alloc) is NOT_RUN with the reason; nothing is allocated or run.
+// Evidence kinds never blur: the same correct kernel is PASS on a device and
+// PASS_EMULATED on an emulating runner, and an emulated FAIL says it was one.
+TEST(Oracle, EmulatedRunnerPassIsPassEmulatedNeverPass) {
+  KernelSpec spec = must_decode(kGemm);
+  FakeTarget t;
+  const OracleReport hardware = run_oracle(spec, t, Artifact{});
+  EXPECT_EQ(hardware.verdict, Verdict::pass);
+  EXPECT_EQ(hardware.reason, "");
+  t.emulated = true;
+  const OracleReport emulated = run_oracle(spec, t, Artifact{});
+  EXPECT_EQ(emulated.verdict, Verdict::pass_emulated);
+  EXPECT_STREQ(verdict_name(emulated.verdict), "PASS_EMULATED");
+  EXPECT_EQ(emulated.reason, "emulated on the CPU: semantics, not hardware");
+  EXPECT_EQ(emulated.trials, hardware.trials);
+  EXPECT_TRUE(emulated.determinism_checked);
+}
+
+TEST(Oracle, EmulatedRunnerFailSaysItWasEmulated) {
+  KernelSpec spec = must_decode(kGemm);
+  FakeTarget t;
+  t.emulated = true;
+  t.scribble = [](LaunchArgs& a) { a.payload(a.buffers.size() - 1)[0] ^= 0x40; };
+  const OracleReport r = run_oracle(spec, t, Artifact{});
+  EXPECT_EQ(r.verdict, Verdict::fail);
+  EXPECT_EQ(r.reason.rfind("emulated on the CPU: semantics, not hardware; trial 0 (", 0), 0u) << r.reason;
+}
+
+TEST(Oracle, EmulatedRunnerWithoutDeviceIsNotRun) {
+  KernelSpec spec = must_decode(kGemm);
+  FakeTarget t;
+  t.emulated = true;
+  t.present = false;
+  const OracleReport r = run_oracle(spec, t, Artifact{});
+  EXPECT_EQ(r.verdict, Verdict::not_run);
+  EXPECT_EQ(r.reason, "no fake device attached");
+}
+
 TEST(OracleBudget, StaticExtentsBeyondTheBudgetAreNotRun) {
   FakeTarget t;
   const KernelSpec big = must_decode(R"(tesserac: 1

@@ -7,11 +7,9 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
-#include <cstdio>
-#include <cstdlib>
 
-#include "oracle/input_generator.h"
 #include "spec/spec_loader.h"
+#include "text_mutation.h"
 
 namespace tsr {
 namespace {
@@ -30,49 +28,15 @@ std::vector<std::string> corpus() {
   return texts;
 }
 
-std::string mutate(std::string text, Rng& rng) {
-  static const char* tokens[] = {":", "-", "[", "]", "{", "}", "&a", "*a", "!!str", "\n", "  ", "'", "\"",
-                                 "0", "-1", "1e999", "nan", "f32", "matmul", "~", "? ", ",", "#", "|", ">", "\t"};
-  const int edits = 1 + static_cast<int>(rng.next() % 4);
-  for (int i = 0; i < edits; ++i) {
-    const size_t at = text.empty() ? 0 : rng.next() % text.size();
-    switch (rng.next() % 4) {
-      case 0: if (!text.empty()) text[at] = static_cast<char>(rng.next() & 0xff); break;
-      case 1: text.insert(at, tokens[rng.next() % (sizeof tokens / sizeof *tokens)]); break;
-      case 2: text.erase(at, 1 + rng.next() % 8); break;
-      case 3: text.insert(at, text.substr(rng.next() % (text.size() + 1), 1 + rng.next() % 16)); break;
-    }
-  }
-  return text;
-}
-
 TEST(SpecMutation, DecoderNeverCrashesOrThrows) {
   const std::vector<std::string> texts = corpus();
   ASSERT_GT(texts.size(), 50u);
-  Rng rng(20261130);
-  int decoded = 0, rejected = 0;
-  for (int round = 0; round < 200; ++round) {
-    for (const std::string& original : texts) {
-      const std::string text = mutate(original, rng);
-      if (std::getenv("TSR_MUTATION_TRACE")) std::fprintf(stderr, "=== CASE\n%s\n", text.c_str());
-      DiagnosticEngine diag;
-      std::optional<KernelSpec> spec;
-      ASSERT_NO_THROW(spec = decode_spec(text, "m.yaml", diag)) << text;
-      if (spec) {
-        EXPECT_FALSE(diag.has_errors());
-        ++decoded;
-      } else {
-        ASSERT_TRUE(diag.has_errors()) << "rejected without a diagnostic:\n" << text;
-        const std::string rendered = diag.render();
-        EXPECT_EQ(rendered.rfind("m.yaml", 0), 0u) << rendered;
-        EXPECT_NE(rendered.find(": error: "), std::string::npos) << rendered;
-        ++rejected;
-      }
-    }
-  }
-  // Both outcomes must occur, or the mutations are not exercising anything.
-  EXPECT_GT(decoded, 0);
-  EXPECT_GT(rejected, 0);
+  static const std::vector<std::string> tokens = {":", "-", "[", "]", "{", "}", "&a", "*a", "!!str", "\n", "  ", "'", "\"",
+                                 "0", "-1", "1e999", "nan", "f32", "matmul", "~", "? ", ",", "#", "|", ">", "\t"};
+  testing::expect_diagnostics_for_mutations(texts, tokens, 20261130, 200, "m.yaml",
+                                            [](const std::string& text, DiagnosticEngine& diag) {
+                                              return decode_spec(text, "m.yaml", diag).has_value();
+                                            });
 }
 
 TEST(SpecMutation, DeepNestingIsAnErrorNotACrash) {

@@ -35,5 +35,20 @@ TEST(TargetRegistry, ArtifactFileExtensionIsTheTargets) {
             ".so");
 }
 
+// Only the emulator's target (never registered) reports an emulated device,
+// so no registered target's verdict can be PASS_EMULATED and the emulator's
+// can never be a hardware PASS (oracle.cc turns its passes into PASS_EMULATED).
+TEST(TargetRegistry, NoRegisteredTargetIsEmulatedAndTheEmulatorIs) {
+  for (const auto& t : all_targets())
+    for (const std::string& arch : t->archs()) EXPECT_FALSE(t->device(arch).emulated) << t->kind() << ":" << arch;
+  const std::unique_ptr<Target> emulator = cuda::emu::make_emulated_cuda_target();
+  for (const std::string& arch : emulator->archs()) {
+    const DeviceInfo d = emulator->device(arch);
+    EXPECT_TRUE(d.present);
+    EXPECT_TRUE(d.emulated);
+    EXPECT_EQ(d.description, "CPU emulator (emulated on the CPU: semantics, not hardware)");
+  }
+}
+
 }  // namespace
 }  // namespace tsr

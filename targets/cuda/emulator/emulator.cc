@@ -84,7 +84,11 @@ class EmulatedCudaTarget final : public Target {
   // The emulated kernel is a host shared object, not a cubin or PTX.
   std::string artifact_file_extension(const Artifact&) const override { return ".so"; }
   DeviceInfo device(const std::string&) const override {
-    return {true, "CPU emulator (emulated on the CPU: semantics, not hardware)"};
+    DeviceInfo info;
+    info.present = true;
+    info.emulated = true;
+    info.description = std::string("CPU emulator (") + kEmulatedReason + ")";
+    return info;
   }
   Status run(const KernelSpec& spec, const Artifact& artifact, LaunchArgs& args) const override {
     return emulate_launch(spec, artifact, args);
@@ -181,8 +185,9 @@ EmulatedReport emulate_oracle(const KernelSpec& spec, const std::string& arch, c
     r.oracle = not_run(art.error().message(), spec, options.seed);
   } else {
     r.oracle = run_oracle(spec, *target, *art, options);
+    r.toolchain = art->toolchain;
   }
-  r.evidence = r.oracle.verdict == Verdict::pass ? "PASS_EMULATED" : verdict_name(r.oracle.verdict);
+  r.evidence = verdict_name(r.oracle.verdict);
   return r;
 }
 

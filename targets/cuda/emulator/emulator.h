@@ -30,11 +30,12 @@ Status emulate_launch(const KernelSpec& spec, const Artifact& artifact, LaunchAr
 std::unique_ptr<Target> make_emulated_cuda_target();
 
 // The oracle over an emulated build of `source`. `evidence` is PASS_EMULATED,
-// FAIL or NOT_RUN; never PASS (the archive's verdict kind for it is issue 9
-// item 3, not done yet).
+// FAIL or NOT_RUN (verdict_name of the report's verdict); never PASS, since
+// the emulated target's device is DeviceInfo::emulated.
 struct EmulatedReport {
   OracleReport oracle;
   std::string evidence;
+  std::string toolchain;   // "clang <version>" that built the module; empty when none did
 };
 EmulatedReport emulate_oracle(const KernelSpec& spec, const std::string& arch, const std::string& source,
                               const OracleOptions& options = {});

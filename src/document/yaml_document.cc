@@ -1,12 +1,14 @@
-#include "spec/yaml_document.h"
+#include "document/yaml_document.h"
 
 #include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/eventhandler.h>
+#include <yaml-cpp/yaml.h>
 
 #include <sstream>
 #include <vector>
 
-#include "spec/yaml_limits.h"
+#include "document/yaml_limits.h"
+#include "document/yaml_tree.h"
 
 namespace tsr {
 namespace {
@@ -32,8 +34,8 @@ SourceLocation at(const std::string& file, const YAML::Mark& mark) {
 
 }  // namespace
 
-std::optional<YAML::Node> parse_single_document(const std::string& text, const std::string& file,
-                                                DiagnosticEngine& diag) {
+std::optional<DocNode> parse_yaml_document(const std::string& text, const std::string& file,
+                                           DiagnosticEngine& diag) {
   try {
     // Count documents (at most three) before building any node.
     std::istringstream in(text);
@@ -57,7 +59,7 @@ std::optional<YAML::Node> parse_single_document(const std::string& text, const s
                                                std::string(docs.starts.size() > 2 ? "more than 2" : "2"));
       return std::nullopt;
     }
-    return YAML::Load(text);
+    return build_yaml_tree(YAML::Load(text), file, diag);
   } catch (const YAML::DeepRecursion& e) {
     // yaml-cpp's own guard (a few hundred levels) says "bad file"; ours is lower.
     diag.error(SourceLocation{file, e.mark.line + 1, e.mark.column + 1}, deeper_than_limit_message());

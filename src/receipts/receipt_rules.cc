@@ -1,0 +1,21 @@
+#include "receipts/receipt_rules.h"
+
+#include <algorithm>
+#include <cctype>
+
+namespace tsr {
+
+bool is_lower_hex(std::string_view s, size_t digits) {
+  if (s.size() != digits) return false;
+  return std::all_of(s.begin(), s.end(), [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
+}
+
+bool is_receipt_timestamp(const std::string& s) {
+  static const char kShape[] = "dddd-dd-ddTdd:dd:ddZ";
+  if (s.size() != sizeof kShape - 1) return false;
+  for (size_t i = 0; i < s.size(); ++i)
+    if (kShape[i] == 'd' ? !std::isdigit(static_cast<unsigned char>(s[i])) : s[i] != kShape[i]) return false;
+  return true;
+}
+
+}  // namespace tsr

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "archive/archive_reader.h"
+#include "receipts/receipt.h"
 #include "receipts/receipt_signature.h"
 #include "support/sha256.h"
 
@@ -29,7 +30,8 @@ Expected<json> binding_json(tsr_archive* a, size_t k, size_t b) {
   return jb;
 }
 
-// A receipt as inspect shows it: size, hash and signer; the stub checked
+// A receipt as inspect shows it: size, hash, signer and, where it decodes,
+// the device, toolchain, time and errors it records; the stub checked
 // its binding (kind:arch and the variant's blob SHA-256).
 json receipt_json(const tsr_receipt_info& ri) {
   const std::string text(ri.bytes, ri.size);
@@ -38,6 +40,14 @@ json receipt_json(const tsr_receipt_info& ri) {
   if (!split) jr["signature"] = json{{"error", split.error().message()}};
   else if (split->has_trailer) jr["signature"] = json{{"key_id", split->key_id}};
   else jr["signature"] = nullptr;
+  // Key facts, where the receipt decodes (`verify` reports why one does not).
+  DiagnosticEngine quiet;
+  std::optional<Receipt> r = decode_receipt(text, "receipt", quiet);
+  if (r)
+    jr["facts"] = json{{"device", r->device.name}, {"driver", r->device.driver}, {"toolchain", r->toolchain},
+                       {"tesserac_version", r->tesserac_version}, {"qualified_at", r->qualified_at},
+                       {"max_abs_err", r->oracle.max_abs_err}, {"max_rel_err", r->oracle.max_rel_err}};
+  else jr["facts"] = nullptr;
   return jr;
 }
 

@@ -27,9 +27,12 @@ void print_receipt(const nlohmann::json& r) {
   std::cout << "    receipt " << r["size"].get<uint64_t>() << " bytes  sha256 " << r["sha256"].get<std::string>().substr(0, 16)
             << "…  ";
   const nlohmann::json& sig = r["signature"];
-  if (sig.is_null()) std::cout << "unsigned\n";
-  else if (sig.contains("key_id")) std::cout << "signed by key " << sig["key_id"].get<std::string>().substr(0, 16) << "…\n";
-  else std::cout << sig["error"].get<std::string>() << "\n";
+  if (sig.is_null()) std::cout << "unsigned";
+  else if (sig.contains("key_id")) std::cout << "signed by key " << sig["key_id"].get<std::string>().substr(0, 16) << "…";
+  else std::cout << sig["error"].get<std::string>();
+  const nlohmann::json& facts = r["facts"];
+  if (facts.is_null()) std::cout << "  (does not decode: see tesserac verify)\n";
+  else std::cout << "  " << facts["device"].get<std::string>() << ", " << facts["qualified_at"].get<std::string>() << "\n";
 }
 
 void print_text(const nlohmann::json& j) {

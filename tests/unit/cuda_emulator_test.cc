@@ -31,18 +31,23 @@ KernelSpec small_mma(DType dtype, Layout a, Layout b, bool odd = false) {
 // Every operand layout of the tensor-core path, both 16-bit types, vector and
 // scalar loads: fragment-exact mma/ldmatrix or these would not pass.
 TEST_F(CudaEmulator, TensorCoreMatmulAllLayoutsPass) {
+  std::vector<EmulationJob> jobs;
   for (DType dtype : {DType::bf16, DType::f16})
     for (Layout a : {Layout::row, Layout::col})
       for (Layout b : {Layout::row, Layout::col})
         for (bool odd : {false, true}) {
           const KernelSpec spec = small_mma(dtype, a, b, odd);
-          SCOPED_TRACE(std::string(dtype_name(dtype)) + (a == Layout::row ? " a:row" : " a:col") +
-                       (b == Layout::row ? " b:row" : " b:col") + (odd ? " odd" : ""));
-          const cuda::emu::EmulatedReport r = emulate(spec, cuda::emit_kernel(spec).source);
-          EXPECT_EQ(r.evidence, "PASS_EMULATED") << r.oracle.reason;
-          EXPECT_EQ(r.oracle.verdict, Verdict::pass);
-          EXPECT_EQ(r.oracle.trials, kTrialCount);
+          jobs.push_back({spec, cuda::emit_kernel(spec).source});
         }
+  const std::vector<cuda::emu::EmulatedReport> reports = emulate_all(jobs);
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    const MatmulSpec& m = jobs[i].spec.matmul();
+    SCOPED_TRACE(std::string(dtype_name(jobs[i].spec.dtype)) + (m.a == Layout::row ? " a:row" : " a:col") +
+                 (m.b == Layout::row ? " b:row" : " b:col") + " " + jobs[i].spec.name);
+    EXPECT_EQ(reports[i].evidence, "PASS_EMULATED") << reports[i].oracle.reason;
+    EXPECT_EQ(reports[i].oracle.verdict, Verdict::pass);
+    EXPECT_EQ(reports[i].oracle.trials, kTrialCount);
+  }
 }
 
 // Item 5: two fragment registers swapped in the mma mapping.
@@ -172,25 +177,28 @@ TEST_F(CudaEmulator, ReportsExitWhileOthersWaitAtABarrier) {
 // Item 4 (in part): every shipped spec's cuda source passes the oracle in the
 // emulator at the oracle's own trial sizes. The cuda emitter writes the same
 // source for every sm_*, so sm_80 is emulated and sm_90 proven byte-identical.
+// The specs are emulated on every core (emulate_all).
 TEST_F(CudaEmulator, EveryShippedSpecPassesEmulated) {
   DiagnosticEngine diag;
   const std::vector<KernelSpec> specs = load_specs({TSR_SOURCE_DIR "/specs"}, diag);
   ASSERT_FALSE(diag.has_errors()) << diag.render();
   const std::unique_ptr<Target> cuda = make_cuda_target();
   const auto start = std::chrono::steady_clock::now();
-  int emulated = 0;
+  std::vector<EmulationJob> jobs;
   for (const KernelSpec& spec : specs) {
     if (!cuda->unsupported_reason(spec, "sm_80").empty()) continue;
     Expected<std::string> sm80 = cuda->emit(spec, "sm_80"), sm90 = cuda->emit(spec, "sm_90");
     ASSERT_TRUE(sm80.ok() && sm90.ok()) << spec.name;
     EXPECT_EQ(*sm80, *sm90) << spec.name;
-    const cuda::emu::EmulatedReport r = emulate(spec, *sm80);
-    EXPECT_EQ(r.evidence, "PASS_EMULATED") << spec.name << ": " << r.oracle.reason;
-    EXPECT_EQ(r.oracle.trials, kTrialCount) << spec.name;
-    ++emulated;
+    jobs.push_back({spec, *sm80});
   }
-  EXPECT_EQ(emulated, 19);
-  std::fprintf(stderr, "[emulator] %d shipped specs (sm_80 = sm_90 source) emulated in %.1f s\n", emulated,
+  EXPECT_EQ(jobs.size(), 19u);
+  const std::vector<cuda::emu::EmulatedReport> reports = emulate_all(jobs);
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    EXPECT_EQ(reports[i].evidence, "PASS_EMULATED") << jobs[i].spec.name << ": " << reports[i].oracle.reason;
+    EXPECT_EQ(reports[i].oracle.trials, kTrialCount) << jobs[i].spec.name;
+  }
+  std::fprintf(stderr, "[emulator] %zu shipped specs (sm_80 = sm_90 source) emulated in %.1f s\n", jobs.size(),
                std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
 }
 

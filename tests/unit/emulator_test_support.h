@@ -5,19 +5,23 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "targets/cuda/emulator/emulator.h"
-#include "targets/x86/x86_internal.h"
+#include "targets/cuda/emulator/emulator_toolchain.h"
 
 namespace tsr::emulator_test {
 
 class EmulatorFixture : public ::testing::Test {
  protected:
   void SetUp() override {
-    const ToolchainInfo info = x86::find_clang();
+    const ToolchainInfo info = cuda::emu::emulator_clang();
     if (!info.found) GTEST_SKIP() << "clang unavailable: " << info.why_unavailable;
   }
 };
@@ -30,6 +34,25 @@ inline cuda::emu::EmulatedReport emulate(const KernelSpec& spec, const std::stri
   std::fprintf(stderr, "[emulator] %s: %s in %.2f s (%d trials)%s%s\n", spec.name.c_str(), r.evidence.c_str(), s,
                r.oracle.trials, r.oracle.reason.empty() ? "" : ": ", r.oracle.reason.c_str());
   return r;
+}
+
+// emulate() of every (spec, source) job, on every core: jobs are independent
+// (a launch's scheduler state is per host thread, each launch loads its own
+// module). Reports come back in job order.
+struct EmulationJob {
+  KernelSpec spec;
+  std::string source;
+};
+inline std::vector<cuda::emu::EmulatedReport> emulate_all(const std::vector<EmulationJob>& jobs) {
+  std::vector<cuda::emu::EmulatedReport> reports(jobs.size());
+  std::atomic<size_t> next{0};
+  std::vector<std::thread> workers(std::max(1u, std::min(4u, std::thread::hardware_concurrency())));
+  for (std::thread& w : workers)
+    w = std::thread([&] {
+      for (size_t i; (i = next++) < jobs.size();) reports[i] = emulate(jobs[i].spec, jobs[i].source);
+    });
+  for (std::thread& w : workers) w.join();
+  return reports;
 }
 
 // Replaces the one occurrence of `from` (a changed emitter fails the test

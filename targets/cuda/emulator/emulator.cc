@@ -17,7 +17,7 @@
 #include "targets/cuda/cuda_target.h"
 #include "targets/cuda/emulator/block_scheduler.h"
 #include "targets/cuda/emulator/emulator_prelude.h"
-#include "targets/x86/x86_internal.h"
+#include "targets/cuda/emulator/emulator_toolchain.h"
 
 namespace tsr::cuda::emu {
 
@@ -77,7 +77,7 @@ class EmulatedCudaTarget final : public Target {
   Expected<std::string> emit(const KernelSpec& spec, const std::string& arch) const override {
     return cuda_->emit(spec, arch);
   }
-  ToolchainInfo toolchain() const override { return x86::find_clang(); }
+  ToolchainInfo toolchain() const override { return emulator_clang(); }
   Expected<Artifact> compile(const KernelSpec& spec, const std::string& arch,
                              const std::string& source) const override {
     return build_emulated(spec, arch, source);
@@ -102,7 +102,7 @@ class EmulatedCudaTarget final : public Target {
 }  // namespace
 
 Expected<Artifact> build_emulated(const KernelSpec& spec, const std::string& arch, const std::string& source) {
-  const ToolchainInfo tc = x86::find_clang();
+  const ToolchainInfo tc = emulator_clang();
   if (!tc.found) return toolchain_error("emulator unavailable: " + tc.why_unavailable);
   Expected<ScratchDir> dir = ScratchDir::create("tesserac-emu");
   if (!dir) return dir.take_error();

@@ -9,6 +9,7 @@
 #include "targets/cuda/cuda_emit_kernels.h"
 #include "targets/cuda/cuda_primitives.h"
 #include "targets/cuda/cuda_target.h"
+#include "targets/cuda/emulator/shared_symbols.h"
 #include "tests/unit/emulator_test_support.h"
 #include "tests/unit/spec_builders.h"
 
@@ -67,13 +68,34 @@ TEST_F(CudaEmulatorChecks, RacecheckReportsWriteAndReadByDifferentWarpsWithoutBa
   Exchange e;
   e.barrier = "";
   const std::string reason = fail_reason(emulate(relu_1000(), exchange_kernel(e)));
-  EXPECT_NE(reason.find(" errors\n  racecheck: write-after-read hazard at static shared offset 128: write by thread "
+  EXPECT_NE(reason.find(" errors\n  racecheck: write-after-read hazard at static shared offset 128 (buf + 128): write by thread "
                         "(32,0,0) of block (0,0,0) after read by thread (0,0,0) of block (0,0,0) with no "
-                        "__syncthreads between\n  racecheck: read-after-write hazard at static shared offset 0: "
+                        "__syncthreads between\n  racecheck: read-after-write hazard at static shared offset 0 (buf + 0): "
                         "read by thread (32,0,0) of block (0,0,0) after write by thread (0,0,0) of block (0,0,0) "
                         "with no __syncthreads between\n"),
             std::string::npos)
       << reason;
+}
+
+// Report names come from the module's ELF symbol table; bytes that are not a
+// complete ELF64 module give no names (and no crash), only offsets.
+TEST_F(CudaEmulatorChecks, SharedVariableNamesComeFromTheModuleSymbolTable) {
+  Expected<Artifact> art = cuda::emu::build_emulated(relu_1000(), "sm_80", exchange_kernel({}));
+  ASSERT_TRUE(art.ok()) << art.error().message();
+  const std::vector<cuda::emu::SharedSymbol> symbols = cuda::emu::shared_symbols(art->bytes);
+  ASSERT_EQ(symbols.size(), 1u);
+  EXPECT_EQ(symbols[0].name, "buf");
+  EXPECT_EQ(symbols[0].offset, 0u);
+  EXPECT_EQ(symbols[0].size, 4096u);
+  EXPECT_EQ(cuda::emu::shared_symbol_at(symbols, 132), "buf + 132");
+  EXPECT_EQ(cuda::emu::shared_symbol_at(symbols, 4096), "");
+  for (size_t cut : {size_t{0}, size_t{16}, size_t{64}, art->bytes.size() / 2, art->bytes.size() - 1}) {
+    const std::vector<uint8_t> truncated(art->bytes.begin(), art->bytes.begin() + static_cast<long>(cut));
+    EXPECT_TRUE(cuda::emu::shared_symbols(truncated).empty()) << cut;
+  }
+  std::vector<uint8_t> corrupt = art->bytes;
+  for (size_t i = 0x28; i < 0x40; ++i) corrupt[i] = 0xff;   // e_shoff, e_shnum, e_shstrndx of the ELF header
+  EXPECT_TRUE(cuda::emu::shared_symbols(corrupt).empty());
 }
 
 // Every thread also reads buf[0] after the barrier: many readers, no writer

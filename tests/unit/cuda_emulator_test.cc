@@ -77,7 +77,7 @@ TEST_F(CudaEmulator, CatchesDroppedSyncthreads) {
                                  "    tsr_syncthreads();\n",
                                  "tsr_cp_async_wait1();\n");
   const std::string reason = fail_reason(emulate(spec, src));
-  EXPECT_NE(reason.find(" errors\n  racecheck: write-after-read hazard at static shared offset 80: write by thread "
+  EXPECT_NE(reason.find(" errors\n  racecheck: write-after-read hazard at static shared offset 80 (As + 80): write by thread "
                         "(4,0,0) of block (0,0,0) after read by thread (1,0,0) of block (0,0,0) with no "
                         "__syncthreads between\n"),
             std::string::npos)
@@ -93,9 +93,9 @@ TEST_F(CudaEmulator, CatchesDroppedSyncthreadsInBlockReduction) {
                                  "  if (lane == 0) red[warp] = v;\n  tsr_syncthreads();\n",
                                  "  if (lane == 0) red[warp] = v;\n");
   const std::string reason = fail_reason(emulate(spec, src));
-  EXPECT_NE(reason.find(" errors\n  racecheck: write-after-read hazard at static shared offset 4: write by thread "
+  EXPECT_NE(reason.find(" errors\n  racecheck: write-after-read hazard at static shared offset 4 (red + 4): write by thread "
                         "(32,0,0) of block (0,0,0) after read by thread (1,0,0) of block (0,0,0) with no "
-                        "__syncthreads between\n  racecheck: read-after-write hazard at static shared offset 0: "
+                        "__syncthreads between\n  racecheck: read-after-write hazard at static shared offset 0 (red + 0): "
                         "read by thread (32,0,0) of block (0,0,0) after write by thread (0,0,0) of block (0,0,0) "
                         "with no __syncthreads between\n"),
             std::string::npos)

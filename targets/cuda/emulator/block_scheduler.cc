@@ -73,7 +73,8 @@ class Grid {
         shape_(s),
         args_(args),
         limits_(limits),
-        memory_(m.shared_begin, m.shared_end, s.dynamic_shared_bytes, buffers, {s.block[0], s.block[1], s.block[2]}),
+        memory_(m.shared_begin, m.shared_end, m.shared_symbols, s.dynamic_shared_bytes, buffers,
+                {s.block[0], s.block[1], s.block[2]}),
         deadline_(std::chrono::steady_clock::now() +
                   std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                       std::chrono::duration<double>(limits.timeout_s))) {}

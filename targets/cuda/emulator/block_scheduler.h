@@ -15,6 +15,7 @@
 
 #include "targets/cuda/emulator/emulator_abi.h"
 #include "targets/cuda/emulator/launch_memory.h"
+#include "targets/cuda/emulator/shared_symbols.h"
 
 namespace tsr::cuda::emu {
 
@@ -25,6 +26,7 @@ struct KernelModule {
   const tsr_emu_api** api_slot = nullptr;
   uint8_t* shared_begin = nullptr;   // static __shared__ of the module
   uint8_t* shared_end = nullptr;
+  std::vector<SharedSymbol> shared_symbols;   // names for reports (shared_symbols.h)
   bool bf16 = false;                 // mma operand type
 };
 

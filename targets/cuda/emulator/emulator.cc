@@ -54,6 +54,7 @@ class LoadedModule {
     range(&begin, &end);
     module_.shared_begin = reinterpret_cast<uint8_t*>(begin);
     module_.shared_end = reinterpret_cast<uint8_t*>(end);
+    module_.shared_symbols = shared_symbols(artifact.bytes);
     module_.bf16 = bf16;
     return ok();
   }

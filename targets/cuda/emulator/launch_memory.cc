@@ -18,10 +18,12 @@ std::string dim3_text(const tsr_emu_dim3& d) {
 
 }  // namespace
 
-LaunchMemory::LaunchMemory(uint8_t* static_begin, uint8_t* static_end, uint32_t dynamic_bytes,
-                           const std::vector<GlobalBuffer>& buffers, const tsr_emu_dim3& block_dim)
+LaunchMemory::LaunchMemory(uint8_t* static_begin, uint8_t* static_end, const std::vector<SharedSymbol>& static_names,
+                           uint32_t dynamic_bytes, const std::vector<GlobalBuffer>& buffers,
+                           const tsr_emu_dim3& block_dim)
     : static_begin_(static_begin),
       static_end_(static_end > static_begin ? static_end : static_begin),
+      static_names_(static_names),
       dynamic_bytes_(dynamic_bytes),
       dynamic_(dynamic_bytes ? dynamic_bytes + 2 * kDynamicGuard : 0),
       buffers_(buffers),
@@ -78,8 +80,9 @@ int64_t LaunchMemory::shared_offset(const uint8_t* p, uint64_t bytes) const {
 
 std::string LaunchMemory::shared_name(int64_t offset) const {
   const int64_t static_bytes = static_end_ - static_begin_;
-  return offset < static_bytes ? "static shared offset " + std::to_string(offset)
-                               : "dynamic shared offset " + std::to_string(offset - static_bytes);
+  if (offset >= static_bytes) return "dynamic shared offset " + std::to_string(offset - static_bytes);
+  const std::string name = shared_symbol_at(static_names_, static_cast<uint64_t>(offset));
+  return "static shared offset " + std::to_string(offset) + (name.empty() ? "" : " (" + name + ")");
 }
 
 std::string LaunchMemory::check_shared_row(const void* p, const char* what, ThreadId by) const {

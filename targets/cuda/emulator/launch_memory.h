@@ -11,6 +11,7 @@
 
 #include "targets/cuda/emulator/emulator_abi.h"
 #include "targets/cuda/emulator/racecheck.h"
+#include "targets/cuda/emulator/shared_symbols.h"
 
 namespace tsr::cuda::emu {
 
@@ -24,8 +25,8 @@ struct GlobalBuffer {
 
 class LaunchMemory {
  public:
-  LaunchMemory(uint8_t* static_begin, uint8_t* static_end, uint32_t dynamic_bytes,
-               const std::vector<GlobalBuffer>& buffers, const tsr_emu_dim3& block_dim);
+  LaunchMemory(uint8_t* static_begin, uint8_t* static_end, const std::vector<SharedSymbol>& static_names,
+               uint32_t dynamic_bytes, const std::vector<GlobalBuffer>& buffers, const tsr_emu_dim3& block_dim);
 
   // A block starts: its shared memory is poisoned and a fresh racecheck epoch begins.
   void begin_block(const tsr_emu_dim3& block_idx);
@@ -58,6 +59,7 @@ class LaunchMemory {
 
   uint8_t* static_begin_;
   uint8_t* static_end_;
+  const std::vector<SharedSymbol>& static_names_;
   uint32_t dynamic_bytes_;
   std::vector<uint8_t> dynamic_;   // guard, region, guard
   const std::vector<GlobalBuffer>& buffers_;

@@ -21,10 +21,9 @@ namespace tsr::cuda::emu {
 Expected<Artifact> build_emulated(const KernelSpec& spec, const std::string& arch, const std::string& source);
 
 // One launch on the CPU, geometry from the artifact's metadata; outputs are
-// written back into `args`. Memcheck, divergence, barrier and cp.async errors
+// written back into `args`. Memcheck, racecheck, divergence, barrier, watchdog and cp.async errors
 // fail the launch with a message that lists them (the first few, and a count).
 // cuda.shared_bytes > 0 is the block's dynamic shared region (tsr_dynamic_shared()).
-constexpr uint64_t kMaxDynamicSharedBytes = 228 * 1024;   // sm_90's largest opt-in block allocation
 Status emulate_launch(const KernelSpec& spec, const Artifact& artifact, LaunchArgs& args,
                       const EmulatorOptions& options = {});
 

@@ -15,6 +15,10 @@
 
 namespace tsr::cuda::emu {
 
+// The largest cuda.shared_bytes a launch may ask for: sm_90's largest opt-in
+// shared allocation per block.
+constexpr uint64_t kMaxDynamicSharedBytes = 228 * 1024;
+
 // A global buffer of the launch, for memcheck.
 struct GlobalBuffer {
   const uint8_t* base;

@@ -25,7 +25,7 @@ struct RaceHazard {
 
 class RaceShadow {
  public:
-  // A shared space of `bytes`; every epoch before the first begin_block() is stale.
+  // A shared space of `bytes`, every cell stale.
   void reset(size_t bytes);
   // A new block (its shared memory is fresh) or a completed barrier.
   void next_epoch() { ++epoch_; }

@@ -162,6 +162,8 @@ const uint16_t* Grid::shared_row(const void* p, const char* what) {
   return record(memory_.check_shared_row(p, what, current_->id)) ? static_cast<const uint16_t*>(p) : nullptr;
 }
 
+// The thread's stack is abandoned, not unwound: what lives on it (the message
+// being built, a few bytes) is never freed, once per stopped launch.
 void Grid::stop(const std::string& what) {
   abort(what);
   FiberContext::switch_to(current_->ctx, scheduler_);

@@ -145,7 +145,7 @@ cuda::emu::EmulatedReport emulate_with_dynamic_shared(const std::string& source,
   }
   art->metadata["cuda.shared_bytes"] = shared_bytes;
   r.oracle = run_oracle(spec, *target, *art, {});
-  r.evidence = r.oracle.verdict == Verdict::pass ? "PASS_EMULATED" : verdict_name(r.oracle.verdict);
+  r.evidence = verdict_name(r.oracle.verdict);
   return r;
 }
 

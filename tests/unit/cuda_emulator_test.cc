@@ -45,7 +45,8 @@ TEST_F(CudaEmulator, TensorCoreMatmulAllLayoutsPass) {
     SCOPED_TRACE(std::string(dtype_name(jobs[i].spec.dtype)) + (m.a == Layout::row ? " a:row" : " a:col") +
                  (m.b == Layout::row ? " b:row" : " b:col") + " " + jobs[i].spec.name);
     EXPECT_EQ(reports[i].evidence, "PASS_EMULATED") << reports[i].oracle.reason;
-    EXPECT_EQ(reports[i].oracle.verdict, Verdict::pass);
+    EXPECT_EQ(reports[i].oracle.verdict, Verdict::pass_emulated);
+    EXPECT_EQ(reports[i].oracle.reason, kEmulatedReason);
     EXPECT_EQ(reports[i].oracle.trials, kTrialCount);
   }
 }

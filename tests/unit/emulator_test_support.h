@@ -65,9 +65,13 @@ inline std::string inject(std::string src, const std::string& from, const std::s
   return src.replace(at, from.size(), to);
 }
 
+// The FAIL reason after the prefix every emulated verdict carries (checked).
 inline std::string fail_reason(const cuda::emu::EmulatedReport& r) {
   EXPECT_EQ(r.evidence, "FAIL");
-  return r.oracle.reason;
+  const std::string prefix = std::string(kEmulatedReason) + "; ";
+  const bool prefixed = r.oracle.reason.rfind(prefix, 0) == 0;
+  EXPECT_TRUE(prefixed) << r.oracle.reason;
+  return prefixed ? r.oracle.reason.substr(prefix.size()) : r.oracle.reason;
 }
 
 // "line:column" (1-based) of the first occurrence of `text` in `source`.

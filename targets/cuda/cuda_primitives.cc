@@ -42,6 +42,13 @@ const char* kShuffle = R"(__device__ __forceinline__ float tsr_shfl_xor_sync(uns
 }
 )";
 
+// The block's dynamic shared memory (CUDA C++ Programming Guide, "__shared__":
+// an extern array without size whose bytes the launch gives). Named so the
+// emulator can hand each block its own region of cuda.shared_bytes.
+const char* kDynamicShared = R"(extern __shared__ __align__(16) unsigned char tsr_dynamic_smem[];
+__device__ __forceinline__ unsigned char* tsr_dynamic_shared() { return tsr_dynamic_smem; }
+)";
+
 // PTX ISA "cvta", "cp.async" (cg: 16 bytes, src-size zero-fill),
 // "cp.async.commit_group", "cp.async.wait_group", "ldmatrix" (m8n8 .x4 b16),
 // "mma" (m16n8k16 row.col, f32 accumulators).
@@ -90,6 +97,7 @@ std::string primitives_source(const PrimitiveSet& set, DType storage) {
   s += kMemory;
   if (set.half_conversions) s += kHalf;
   if (set.warp_shuffle) s += kShuffle;
+  if (set.dynamic_shared) s += kDynamicShared;
   if (set.tensor_core) {
     std::string tc = kTensorCore;
     const std::string type = storage == DType::bf16 ? "bf16" : "f16";

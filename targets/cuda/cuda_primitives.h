@@ -19,6 +19,7 @@ struct PrimitiveSet {
   bool half_conversions = false;   // f16/bf16 storage
   bool warp_shuffle = false;       // warp reductions
   bool tensor_core = false;        // cp.async, ldmatrix, mma.sync m16n8k16
+  bool dynamic_shared = false;     // tsr_dynamic_shared(): cuda.shared_bytes of dynamic shared memory
 };
 
 PrimitiveSet primitives_for(const KernelSpec& spec);

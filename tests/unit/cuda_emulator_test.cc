@@ -10,46 +10,15 @@
 #include "support/diagnostics.h"
 #include "targets/cuda/cuda_emit_kernels.h"
 #include "targets/cuda/cuda_target.h"
-#include "targets/cuda/emulator/emulator.h"
-#include "targets/x86/x86_internal.h"
+#include "tests/unit/emulator_test_support.h"
 #include "tests/unit/spec_builders.h"
 
 namespace tsr {
 namespace {
 
-class CudaEmulator : public ::testing::Test {
- protected:
-  void SetUp() override {
-    const ToolchainInfo info = x86::find_clang();
-    if (!info.found) GTEST_SKIP() << "clang unavailable: " << info.why_unavailable;
-  }
-};
+using namespace emulator_test;
 
-KernelSpec shipped(const std::string& name) {
-  DiagnosticEngine diag;
-  const std::vector<KernelSpec> specs = load_specs({TSR_SOURCE_DIR "/specs/" + name + ".yaml"}, diag);
-  if (specs.size() != 1) throw std::runtime_error("cannot load " + name + ": " + diag.render());
-  return specs[0];
-}
-
-cuda::emu::EmulatedReport emulate(const KernelSpec& spec, const std::string& source) {
-  const auto start = std::chrono::steady_clock::now();
-  cuda::emu::EmulatedReport r = cuda::emu::emulate_oracle(spec, "sm_80", source);
-  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  std::fprintf(stderr, "[emulator] %s: %s in %.2f s (%d trials)%s%s\n", spec.name.c_str(), r.evidence.c_str(), s,
-               r.oracle.trials, r.oracle.reason.empty() ? "" : ": ", r.oracle.reason.c_str());
-  return r;
-}
-
-// Replaces the one occurrence of `from` (a changed emitter fails the test
-// here instead of letting an injection silently miss).
-std::string inject(std::string src, const std::string& from, const std::string& to) {
-  const size_t at = src.find(from);
-  EXPECT_NE(at, std::string::npos) << "injection site not found: " << from;
-  if (at == std::string::npos) return src;
-  EXPECT_EQ(src.find(from, at + 1), std::string::npos) << "injection site not unique: " << from;
-  return src.replace(at, from.size(), to);
-}
+class CudaEmulator : public EmulatorFixture {};
 
 // Small static shapes: one 128x128 block with partial tiles in M and N, two
 // full K tiles and a partial one (72 = 2*32 + 8), every extent a multiple of
@@ -59,26 +28,27 @@ KernelSpec small_mma(DType dtype, Layout a, Layout b, bool odd = false) {
   return odd ? matmul("mm_odd", dtype, st(33), st(17), st(13), a, b) : matmul("mm", dtype, st(48), st(40), st(72), a, b);
 }
 
-std::string fail_reason(const cuda::emu::EmulatedReport& r) {
-  EXPECT_EQ(r.evidence, "FAIL");
-  return r.oracle.reason;
-}
-
 // Every operand layout of the tensor-core path, both 16-bit types, vector and
 // scalar loads: fragment-exact mma/ldmatrix or these would not pass.
 TEST_F(CudaEmulator, TensorCoreMatmulAllLayoutsPass) {
+  std::vector<EmulationJob> jobs;
   for (DType dtype : {DType::bf16, DType::f16})
     for (Layout a : {Layout::row, Layout::col})
       for (Layout b : {Layout::row, Layout::col})
         for (bool odd : {false, true}) {
           const KernelSpec spec = small_mma(dtype, a, b, odd);
-          SCOPED_TRACE(std::string(dtype_name(dtype)) + (a == Layout::row ? " a:row" : " a:col") +
-                       (b == Layout::row ? " b:row" : " b:col") + (odd ? " odd" : ""));
-          const cuda::emu::EmulatedReport r = emulate(spec, cuda::emit_kernel(spec).source);
-          EXPECT_EQ(r.evidence, "PASS_EMULATED") << r.oracle.reason;
-          EXPECT_EQ(r.oracle.verdict, Verdict::pass);
-          EXPECT_EQ(r.oracle.trials, kTrialCount);
+          jobs.push_back({spec, cuda::emit_kernel(spec).source});
         }
+  const std::vector<cuda::emu::EmulatedReport> reports = emulate_all(jobs);
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    const MatmulSpec& m = jobs[i].spec.matmul();
+    SCOPED_TRACE(std::string(dtype_name(jobs[i].spec.dtype)) + (m.a == Layout::row ? " a:row" : " a:col") +
+                 (m.b == Layout::row ? " b:row" : " b:col") + " " + jobs[i].spec.name);
+    EXPECT_EQ(reports[i].evidence, "PASS_EMULATED") << reports[i].oracle.reason;
+    EXPECT_EQ(reports[i].oracle.verdict, Verdict::pass_emulated);
+    EXPECT_EQ(reports[i].oracle.reason, kEmulatedReason);
+    EXPECT_EQ(reports[i].oracle.trials, kTrialCount);
+  }
 }
 
 // Item 5: two fragment registers swapped in the mma mapping.
@@ -99,14 +69,20 @@ TEST_F(CudaEmulator, CatchesWrongLdmatrixRowAddress) {
 }
 
 // Item 5: the barrier after the cp.async wait dropped: warp 0 reads tiles the
-// other warps' copies have not landed yet (poisoned shared memory).
+// other warps' copies have not landed yet. Racecheck names the first hazard:
+// warp 0's ldmatrix read a row that warp 0's neighbour's copy then landed on.
 TEST_F(CudaEmulator, CatchesDroppedSyncthreads) {
   const KernelSpec spec = small_mma(DType::bf16, Layout::row, Layout::col);
   const std::string src = inject(cuda::emit_kernel(spec).source,
                                  "tsr_cp_async_wait1();   // tile kt has landed; tile kt+1 may still be in flight\n"
                                  "    tsr_syncthreads();\n",
                                  "tsr_cp_async_wait1();\n");
-  EXPECT_NE(fail_reason(emulate(spec, src)).find("elements outside budget"), std::string::npos);
+  const std::string reason = fail_reason(emulate(spec, src));
+  EXPECT_NE(reason.find(" errors\n  racecheck: write-after-read hazard at static shared offset 80 (As + 80): write by thread "
+                        "(4,0,0) of block (0,0,0) after read by thread (1,0,0) of block (0,0,0) with no "
+                        "__syncthreads between\n"),
+            std::string::npos)
+      << reason;
 }
 
 // Item 5: a dropped __syncthreads in a rowwise block reduction (the second
@@ -117,7 +93,30 @@ TEST_F(CudaEmulator, CatchesDroppedSyncthreadsInBlockReduction) {
   const std::string src = inject(cuda::emit_kernel(spec).source,
                                  "  if (lane == 0) red[warp] = v;\n  tsr_syncthreads();\n",
                                  "  if (lane == 0) red[warp] = v;\n");
-  EXPECT_NE(fail_reason(emulate(spec, src)).find("elements outside budget"), std::string::npos);
+  const std::string reason = fail_reason(emulate(spec, src));
+  EXPECT_NE(reason.find(" errors\n  racecheck: write-after-read hazard at static shared offset 4 (red + 4): write by thread "
+                        "(32,0,0) of block (0,0,0) after read by thread (1,0,0) of block (0,0,0) with no "
+                        "__syncthreads between\n  racecheck: read-after-write hazard at static shared offset 0 (red + 0): "
+                        "read by thread (32,0,0) of block (0,0,0) after write by thread (0,0,0) of block (0,0,0) "
+                        "with no __syncthreads between\n"),
+            std::string::npos)
+      << reason;
+}
+
+// Item 5: a shared-memory index that overflows its array. The f32 tile loop
+// reads As[kk + 1]: at kk = 15 that is row 16 of a [16][68] array, which on a
+// GPU silently reads the neighbouring Bs. The array-bounds check stops the
+// launch at the first such access, naming the index, the array type, the
+// emitted line and column, and the thread.
+TEST_F(CudaEmulator, CatchesSharedIndexOverflowingItsArray) {
+  using namespace spec_builders;
+  const KernelSpec spec = matmul("mm32", DType::f32, st(48), st(40), st(72), Layout::row, Layout::row);
+  const std::string src = inject(cuda::emit_kernel(spec).source, "av[i] = As[kk][ty * 4 + i];",
+                                 "av[i] = As[kk + 1][ty * 4 + i];");
+  EXPECT_EQ(fail_reason(emulate(spec, src)),
+            "launch failed: emulator: 1 error (launch stopped)\n  memcheck: index 16 out of bounds of "
+            "'float[16][68]' at mm32.cu:" + line_col(src, "As[kk + 1]") +
+                " by thread (0,0,0) of block (0,0,0)");
 }
 
 // Item 5: the cp.async wait dropped: the copies never land.
@@ -179,25 +178,28 @@ TEST_F(CudaEmulator, ReportsExitWhileOthersWaitAtABarrier) {
 // Item 4 (in part): every shipped spec's cuda source passes the oracle in the
 // emulator at the oracle's own trial sizes. The cuda emitter writes the same
 // source for every sm_*, so sm_80 is emulated and sm_90 proven byte-identical.
+// The specs are emulated on every core (emulate_all).
 TEST_F(CudaEmulator, EveryShippedSpecPassesEmulated) {
   DiagnosticEngine diag;
   const std::vector<KernelSpec> specs = load_specs({TSR_SOURCE_DIR "/specs"}, diag);
   ASSERT_FALSE(diag.has_errors()) << diag.render();
   const std::unique_ptr<Target> cuda = make_cuda_target();
   const auto start = std::chrono::steady_clock::now();
-  int emulated = 0;
+  std::vector<EmulationJob> jobs;
   for (const KernelSpec& spec : specs) {
     if (!cuda->unsupported_reason(spec, "sm_80").empty()) continue;
     Expected<std::string> sm80 = cuda->emit(spec, "sm_80"), sm90 = cuda->emit(spec, "sm_90");
     ASSERT_TRUE(sm80.ok() && sm90.ok()) << spec.name;
     EXPECT_EQ(*sm80, *sm90) << spec.name;
-    const cuda::emu::EmulatedReport r = emulate(spec, *sm80);
-    EXPECT_EQ(r.evidence, "PASS_EMULATED") << spec.name << ": " << r.oracle.reason;
-    EXPECT_EQ(r.oracle.trials, kTrialCount) << spec.name;
-    ++emulated;
+    jobs.push_back({spec, *sm80});
   }
-  EXPECT_EQ(emulated, 19);
-  std::fprintf(stderr, "[emulator] %d shipped specs (sm_80 = sm_90 source) emulated in %.1f s\n", emulated,
+  EXPECT_EQ(jobs.size(), 19u);
+  const std::vector<cuda::emu::EmulatedReport> reports = emulate_all(jobs);
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    EXPECT_EQ(reports[i].evidence, "PASS_EMULATED") << jobs[i].spec.name << ": " << reports[i].oracle.reason;
+    EXPECT_EQ(reports[i].oracle.trials, kTrialCount) << jobs[i].spec.name;
+  }
+  std::fprintf(stderr, "[emulator] %zu shipped specs (sm_80 = sm_90 source) emulated in %.1f s\n", jobs.size(),
                std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
 }
 

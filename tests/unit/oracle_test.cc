@@ -269,7 +269,7 @@ TEST(Oracle, EmulatedRunnerFailSaysItWasEmulated) {
   KernelSpec spec = must_decode(kGemm);
   FakeTarget t;
   t.emulated = true;
-  t.scribble = [](LaunchArgs& a) { a.payload(a.buffers.size() - 1)[0] ^= 0x40; };
+  t.scribble = [](LaunchArgs& a) { a.payload(a.buffers.size() - 1)[3] ^= 0x40; };   // an exponent bit of element 0
   const OracleReport r = run_oracle(spec, t, Artifact{});
   EXPECT_EQ(r.verdict, Verdict::fail);
   EXPECT_EQ(r.reason.rfind("emulated on the CPU: semantics, not hardware; trial 0 (", 0), 0u) << r.reason;

@@ -4,12 +4,14 @@
 #include "targets/cuda/emulator/block_scheduler.h"
 
 #include <sys/mman.h>
-#include <ucontext.h>
 
+#include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <deque>
 
 #include "support/half.h"
+#include "targets/cuda/emulator/fiber_switch.h"
 #include "targets/cuda/emulator/warp_collectives.h"
 
 namespace tsr::cuda::emu {
@@ -18,9 +20,8 @@ namespace {
 
 // 128 KiB per fiber plus a PROT_NONE page below it, so an overflow faults.
 constexpr size_t kStackBytes = 128 * 1024, kGuardBytes = 4096;
-// Shared memory is filled with this byte at every block start: f32 and bf16
-// NaN, so data read before it was written (a missing wait or barrier) shows.
-constexpr uint8_t kSharedPoison = 0xff;
+// The watchdog reads the clock once per this many polls.
+constexpr uint32_t kPollsPerClockRead = 4096;
 
 enum class Wait { none, barrier, shfl, ldmatrix, mma };
 
@@ -41,8 +42,9 @@ struct PendingCopy {
 };
 
 struct Fiber {
-  ucontext_t ctx;
+  FiberContext ctx;
   tsr_emu_thread_regs regs;
+  ThreadId id = 0;
   bool exited = false;
   Wait wait = Wait::none;
   unsigned mask = 0;
@@ -65,8 +67,17 @@ std::string dim3_text(const tsr_emu_dim3& d) {
 
 class Grid {
  public:
-  Grid(const KernelModule& m, const LaunchShape& s, void* const* args, const std::vector<GlobalBuffer>& buffers)
-      : module_(m), shape_(s), args_(args), buffers_(buffers) {}
+  Grid(const KernelModule& m, const LaunchShape& s, void* const* args, const std::vector<GlobalBuffer>& buffers,
+       const LaunchLimits& limits)
+      : module_(m),
+        shape_(s),
+        args_(args),
+        limits_(limits),
+        memory_(m.shared_begin, m.shared_end, m.shared_symbols, s.dynamic_shared_bytes, buffers,
+                {s.block[0], s.block[1], s.block[2]}),
+        deadline_(std::chrono::steady_clock::now() +
+                  std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                      std::chrono::duration<double>(limits.timeout_s))) {}
   ~Grid() {
     if (stacks_) munmap(stacks_, stacks_bytes_);
   }
@@ -74,7 +85,19 @@ class Grid {
   std::string run();
 
   // The primitives (called from the kernel module through tsr_emu_api).
-  int check_global(const void* p, unsigned long long bytes, bool is_write);
+  int check_global(const void* p, unsigned long long bytes, bool is_write) {
+    poll_watchdog();
+    return record(memory_.check_global(p, bytes, is_write, current_->id));
+  }
+  void access(const void* p, unsigned long long bytes, bool is_write) {
+    poll_watchdog();
+    bool fatal = false;
+    const std::string what = memory_.plain_access(p, bytes, is_write, current_->id, fatal);
+    if (fatal) stop(what);
+    record(what);
+  }
+  [[noreturn]] void index_out_of_bounds(const void* ubsan_data, unsigned long long index);
+  uint8_t* dynamic_shared() { return memory_.dynamic_shared(); }
   void block_on(Wait w);
   void cp_async16(void* smem, const void* gmem, int src_bytes);
   void cp_async_commit() {
@@ -83,19 +106,30 @@ class Grid {
   }
   void cp_async_wait_group(int pending);
   const uint16_t* shared_row(const void* p, const char* what);
+  void ldmatrix_arrive(unsigned* r, const void* smem, bool trans);
   Fiber& current() { return *current_; }
   void enter_kernel();
   void thread_exit();
 
  private:
   void error(const std::string& what);
+  // Records a check's result; returns 1 when the check passed.
+  int record(const std::string& what) {
+    if (what.empty()) return 1;
+    error(what);
+    return 0;
+  }
   void abort(const std::string& what) {
     error(what);
     aborted_ = true;
   }
-  std::string who(const Fiber& f) const {
-    return "thread " + dim3_text(f.regs.thread_idx) + " of block " + dim3_text(f.regs.block_idx);
+  // Stops the launch from inside the running thread, which never resumes.
+  [[noreturn]] void stop(const std::string& what);
+  void poll_watchdog() {
+    if (++polls_ % kPollsPerClockRead == 0 && std::chrono::steady_clock::now() > deadline_) timed_out();
   }
+  [[noreturn]] void timed_out();
+  std::string who(const Fiber& f) const { return memory_.who(f.id); }
   bool run_block(const tsr_emu_dim3& block_idx);
   bool resolve_warp(size_t first_lane, size_t lanes);
   void execute(Wait kind, Fiber** lanes);
@@ -103,11 +137,14 @@ class Grid {
   const KernelModule& module_;
   LaunchShape shape_;
   void* const* args_;
-  const std::vector<GlobalBuffer>& buffers_;
+  LaunchLimits limits_;
+  LaunchMemory memory_;
+  std::chrono::steady_clock::time_point deadline_;
+  uint32_t polls_ = 0;
   std::vector<Fiber> fibers_;
   uint8_t* stacks_ = nullptr;
   size_t stacks_bytes_ = 0;
-  ucontext_t scheduler_{};
+  FiberContext scheduler_;
   Fiber* current_ = nullptr;
   bool aborted_ = false;
   std::vector<std::string> errors_;
@@ -121,55 +158,65 @@ void Grid::error(const std::string& what) {
   if (errors_.size() < kMaxReportedErrors) errors_.push_back(what);
 }
 
-int Grid::check_global(const void* p, unsigned long long bytes, bool is_write) {
-  const uint8_t* at = static_cast<const uint8_t*>(p);
-  const char* kind = is_write ? "write" : "read";
-  // The report names the buffer whose extent is nearest to the access.
-  const GlobalBuffer* nearest = nullptr;
-  long long offset = 0;
-  uintptr_t nearest_gap = UINTPTR_MAX;
-  for (const GlobalBuffer& b : buffers_) {
-    const long long off = at - b.base;
-    const uintptr_t gap = at < b.base ? static_cast<uintptr_t>(b.base - at)
-                                      : static_cast<uintptr_t>(std::max<long long>(0, off - static_cast<long long>(b.size)));
-    if (gap < nearest_gap) nearest = &b, offset = off, nearest_gap = gap;
-    if (at < b.base || at + bytes > b.base + b.size) continue;
-    if (is_write && b.input) {
-      error("memcheck: global write of " + std::to_string(bytes) + " bytes to input buffer '" + b.name +
-            "' at offset " + std::to_string(off) + " by " + who(*current_));
-      return 0;
-    }
-    if (reinterpret_cast<uintptr_t>(at) % bytes != 0) {
-      error("memcheck: misaligned global " + std::string(kind) + " of " + std::to_string(bytes) +
-            " bytes at offset " + std::to_string(off) + " of buffer '" + b.name + "' by " + who(*current_));
-      return 0;
-    }
-    return 1;
-  }
-  error("memcheck: out-of-bounds global " + std::string(kind) + " of " + std::to_string(bytes) + " bytes " +
-        (nearest ? "at offset " + std::to_string(offset) + " of buffer '" + nearest->name + "' (" +
-                       std::to_string(nearest->size) + " bytes)"
-                 : std::string("(the launch has no buffers)")) +
-        " by " + who(*current_));
-  return 0;
+const uint16_t* Grid::shared_row(const void* p, const char* what) {
+  return record(memory_.check_shared_row(p, what, current_->id)) ? static_cast<const uint16_t*>(p) : nullptr;
 }
 
-const uint16_t* Grid::shared_row(const void* p, const char* what) {
-  const uint8_t* at = static_cast<const uint8_t*>(p);
-  if (at < module_.shared_begin || at + 16 > module_.shared_end || reinterpret_cast<uintptr_t>(at) % 16 != 0) {
-    error(std::string("memcheck: ") + what + " address " +
-          (at >= module_.shared_begin && at + 16 <= module_.shared_end ? "not 16-byte aligned"
-                                                                      : "outside static shared memory") +
-          " (offset " + std::to_string(at - module_.shared_begin) + " of " +
-          std::to_string(module_.shared_end - module_.shared_begin) + " bytes) by " + who(*current_));
-    return nullptr;
+// The thread's stack is abandoned, not unwound: what lives on it (the message
+// being built, a few bytes) is never freed, once per stopped launch.
+void Grid::stop(const std::string& what) {
+  abort(what);
+  FiberContext::switch_to(current_->ctx, scheduler_);
+  __builtin_unreachable();   // the scheduler never resumes a thread of a stopped launch
+}
+
+void Grid::timed_out() {
+  char limit[32];
+  std::snprintf(limit, sizeof limit, "%g", limits_.timeout_s);
+  stop("watchdog: launch did not finish within " + std::string(limit) + " s (" + who(*current_) + " was running)");
+}
+
+// compiler-rt ubsan_handlers.h: OutOfBoundsData and the TypeDescriptor of an
+// integer (TypeInfo: bit 0 signed, bits 1.. log2 of the width in bits).
+void Grid::index_out_of_bounds(const void* ubsan_data, unsigned long long index) {
+  struct SourceLocation {
+    const char* file;
+    uint32_t line, column;
+  };
+  struct TypeDescriptor {
+    uint16_t kind, info;
+    char name[1];
+  };
+  struct OutOfBoundsData {
+    SourceLocation loc;
+    const TypeDescriptor* array_type;
+    const TypeDescriptor* index_type;
+  };
+  const auto* d = static_cast<const OutOfBoundsData*>(ubsan_data);
+  const unsigned bits = 1u << (d->index_type->info >> 1);
+  std::string value = std::to_string(index);
+  if ((d->index_type->info & 1) && bits <= 64) {
+    const int shift = 64 - static_cast<int>(bits);
+    value = std::to_string(static_cast<long long>(index << shift) >> shift);
   }
-  return reinterpret_cast<const uint16_t*>(at);
+  std::string array = d->array_type->name;   // quoted by the compiler: 'float[16][68]'
+  stop("memcheck: index " + value + " out of bounds of " + array + " at " + d->loc.file + ":" +
+       std::to_string(d->loc.line) + ":" + std::to_string(d->loc.column) + " by " + who(*current_));
 }
 
 void Grid::block_on(Wait w) {
+  poll_watchdog();
   current_->wait = w;
-  swapcontext(&current_->ctx, &scheduler_);
+  FiberContext::switch_to(current_->ctx, scheduler_);
+}
+
+void Grid::ldmatrix_arrive(unsigned* r, const void* smem, bool trans) {
+  static const uint16_t zeros[8] = {};
+  Fiber& f = *current_;
+  const uint16_t* row = shared_row(smem, "ldmatrix row");
+  if (row) record(memory_.record_shared(row, 16, false, f.id));
+  f.mask = 0xffffffffu, f.row = row ? row : zeros, f.trans = trans, f.regs_out = r;
+  block_on(Wait::ldmatrix);
 }
 
 void Grid::cp_async16(void* smem, const void* gmem, int src_bytes) {
@@ -184,7 +231,8 @@ void Grid::cp_async16(void* smem, const void* gmem, int src_bytes) {
   // wait_group, so a read before that wait sees the poison.
   if (src_bytes > 0 && reinterpret_cast<uintptr_t>(gmem) % 16 != 0) {
     error("memcheck: cp.async source not 16-byte aligned by " + who(*current_));
-  } else if (src_bytes > 0 && check_global(gmem, static_cast<unsigned long long>(src_bytes), false)) {
+  } else if (src_bytes > 0 && record(memory_.check_global(gmem, static_cast<unsigned long long>(src_bytes), false,
+                                                         current_->id))) {
     std::memcpy(c.bytes, gmem, static_cast<size_t>(src_bytes));
   }
   current_->open_group.push_back(c);
@@ -193,7 +241,11 @@ void Grid::cp_async16(void* smem, const void* gmem, int src_bytes) {
 void Grid::cp_async_wait_group(int pending) {
   Fiber& f = *current_;
   while (f.groups.size() > static_cast<size_t>(pending)) {
-    for (const PendingCopy& c : f.groups.front()) std::memcpy(c.dst, c.bytes, 16);
+    // The copies land now, as writes of the thread that issued them.
+    for (const PendingCopy& c : f.groups.front()) {
+      std::memcpy(c.dst, c.bytes, 16);
+      record(memory_.record_shared(c.dst, 16, true, f.id));
+    }
     f.groups.pop_front();
   }
 }
@@ -206,7 +258,7 @@ void Grid::thread_exit() {
     error("cp.async: " + who(f) + " exited with " + std::to_string(never_waited) +
           " copies that no wait_group completed");
   f.exited = true;
-  setcontext(&scheduler_);
+  FiberContext::switch_to(f.ctx, scheduler_);
 }
 
 // Fibers start here (makecontext passes no pointer portably): the kernel, then
@@ -233,6 +285,9 @@ std::string Grid::run() {
   g_grid = this;
   tsr_emu_api api{};
   api.check_global = [](const void* p, unsigned long long n, int w) { return g_grid->check_global(p, n, w != 0); };
+  api.access = [](const void* p, unsigned long long n, int w) { g_grid->access(p, n, w != 0); };
+  api.index_out_of_bounds = [](const void* data, unsigned long long index) { g_grid->index_out_of_bounds(data, index); };
+  api.dynamic_shared = []() -> void* { return g_grid->dynamic_shared(); };
   api.syncthreads = [] { g_grid->block_on(Wait::barrier); };
   api.shfl_xor_sync = [](unsigned mask, float v, int lane_mask) {
     Fiber& f = g_grid->current();
@@ -243,13 +298,7 @@ std::string Grid::run() {
   api.cp_async16 = [](void* smem, const void* gmem, int n) { g_grid->cp_async16(smem, gmem, n); };
   api.cp_async_commit = [] { g_grid->cp_async_commit(); };
   api.cp_async_wait_group = [](int pending) { g_grid->cp_async_wait_group(pending); };
-  api.ldmatrix_x4 = [](unsigned* r, const void* smem, int trans) {
-    static const uint16_t zeros[8] = {};
-    Fiber& f = g_grid->current();
-    const uint16_t* row = g_grid->shared_row(smem, "ldmatrix row");
-    f.mask = 0xffffffffu, f.row = row ? row : zeros, f.trans = trans != 0, f.regs_out = r;
-    g_grid->block_on(Wait::ldmatrix);
-  };
+  api.ldmatrix_x4 = [](unsigned* r, const void* smem, int trans) { g_grid->ldmatrix_arrive(r, smem, trans != 0); };
   api.mma_m16n8k16 = [](float* d, const unsigned* a, const unsigned* b, int) {
     Fiber& f = g_grid->current();
     f.mask = 0xffffffffu, f.d = d, f.a = a, f.b = b;
@@ -275,21 +324,17 @@ std::string Grid::run() {
 }
 
 bool Grid::run_block(const tsr_emu_dim3& block_idx) {
-  if (module_.shared_end > module_.shared_begin)
-    std::memset(module_.shared_begin, kSharedPoison, static_cast<size_t>(module_.shared_end - module_.shared_begin));
+  memory_.begin_block(block_idx);
   const tsr_emu_dim3 block_dim{shape_.block[0], shape_.block[1], shape_.block[2]};
   const tsr_emu_dim3 grid_dim{shape_.grid[0], shape_.grid[1], shape_.grid[2]};
   for (size_t i = 0; i < fibers_.size(); ++i) {
     Fiber& f = fibers_[i];
     f = Fiber{};
     const uint32_t t = static_cast<uint32_t>(i);
+    f.id = static_cast<ThreadId>(t);
     f.regs = {{t % block_dim.x, t / block_dim.x % block_dim.y, t / (block_dim.x * block_dim.y)},
               block_idx, block_dim, grid_dim};
-    getcontext(&f.ctx);
-    f.ctx.uc_stack.ss_sp = stacks_ + i * (kStackBytes + kGuardBytes) + kGuardBytes;
-    f.ctx.uc_stack.ss_size = kStackBytes;
-    f.ctx.uc_link = nullptr;
-    makecontext(&f.ctx, fiber_main, 0);
+    f.ctx.prepare(stacks_ + i * (kStackBytes + kGuardBytes) + kGuardBytes, kStackBytes, fiber_main);
   }
   for (;;) {
     // Warp by warp, each as far as it can go before the next one moves: a
@@ -303,7 +348,7 @@ bool Grid::run_block(const tsr_emu_dim3& block_idx) {
           if (f.exited || f.wait != Wait::none) continue;
           current_ = &f;
           *module_.regs_slot = &f.regs;
-          swapcontext(&scheduler_, &f.ctx);
+          FiberContext::switch_to(scheduler_, f.ctx);
           if (aborted_) return false;
         }
         if (!resolve_warp(w, lanes)) return false;
@@ -329,6 +374,7 @@ bool Grid::run_block(const tsr_emu_dim3& block_idx) {
       return false;
     }
     for (Fiber& f : fibers_) f.wait = Wait::none;
+    memory_.barrier();
   }
 }
 
@@ -406,8 +452,8 @@ void Grid::execute(Wait kind, Fiber** lanes) {
 }  // namespace
 
 std::string run_grid(const KernelModule& module, const LaunchShape& shape, void* const* args,
-                     const std::vector<GlobalBuffer>& buffers) {
-  Grid grid(module, shape, args, buffers);
+                     const std::vector<GlobalBuffer>& buffers, const LaunchLimits& limits) {
+  Grid grid(module, shape, args, buffers, limits);
   return grid.run();
 }
 

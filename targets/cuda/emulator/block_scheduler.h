@@ -1,6 +1,6 @@
 // Runs the threads of one launch on the CPU (CUDA C++ Programming Guide:
 // thread hierarchy, __syncthreads, warp-synchronous collectives; PTX ISA
-// "cp.async" groups). One ucontext fiber per GPU thread, blocks one after
+// "cp.async" groups). One fiber (fiber_switch.h) per GPU thread, blocks one after
 // another, warps of kWarpSize lanes. A fiber runs until it reaches a barrier
 // or a warp collective; a collective completes when every lane its mask names
 // has arrived at the same collective, a barrier when every thread of the
@@ -14,16 +14,10 @@
 #include <vector>
 
 #include "targets/cuda/emulator/emulator_abi.h"
+#include "targets/cuda/emulator/launch_memory.h"
+#include "targets/cuda/emulator/shared_symbols.h"
 
 namespace tsr::cuda::emu {
-
-// A global buffer of the launch, for memcheck.
-struct GlobalBuffer {
-  const uint8_t* base;
-  size_t size;
-  std::string name;
-  bool input;   // written only by the host
-};
 
 // What the loaded kernel module exposes (emulator_prelude.cc).
 struct KernelModule {
@@ -32,17 +26,27 @@ struct KernelModule {
   const tsr_emu_api** api_slot = nullptr;
   uint8_t* shared_begin = nullptr;   // static __shared__ of the module
   uint8_t* shared_end = nullptr;
+  std::vector<SharedSymbol> shared_symbols;   // names for reports (shared_symbols.h)
   bool bf16 = false;                 // mma operand type
 };
 
 struct LaunchShape {
   std::array<uint32_t, 3> grid{}, block{};
+  uint32_t dynamic_shared_bytes = 0;   // cuda.shared_bytes
+};
+
+// The watchdog: a launch still running after `timeout_s` seconds of wall time
+// is stopped. It is checked cooperatively, at every memory access the module
+// reports, every primitive and every switch back to the scheduler, so a loop
+// that does none of these (pure register arithmetic) is not caught.
+struct LaunchLimits {
+  double timeout_s = 300;
 };
 
 // Runs the whole grid. Returns the error report ("" when clean): at most
 // kMaxReportedErrors lines and the total count.
 constexpr size_t kMaxReportedErrors = 8;
 std::string run_grid(const KernelModule& module, const LaunchShape& shape, void* const* args,
-                     const std::vector<GlobalBuffer>& buffers);
+                     const std::vector<GlobalBuffer>& buffers, const LaunchLimits& limits = {});
 
 }  // namespace tsr::cuda::emu

@@ -8,6 +8,7 @@
 #include <dlfcn.h>
 
 #include "spec/abi.h"
+#include "support/decimal.h"
 #include "support/file_io.h"
 #include "support/sha256.h"
 #include "support/subprocess.h"
@@ -16,7 +17,7 @@
 #include "targets/cuda/cuda_target.h"
 #include "targets/cuda/emulator/block_scheduler.h"
 #include "targets/cuda/emulator/emulator_prelude.h"
-#include "targets/x86/x86_internal.h"
+#include "targets/cuda/emulator/emulator_toolchain.h"
 
 namespace tsr::cuda::emu {
 
@@ -53,6 +54,7 @@ class LoadedModule {
     range(&begin, &end);
     module_.shared_begin = reinterpret_cast<uint8_t*>(begin);
     module_.shared_end = reinterpret_cast<uint8_t*>(end);
+    module_.shared_symbols = shared_symbols(artifact.bytes);
     module_.bf16 = bf16;
     return ok();
   }
@@ -76,7 +78,7 @@ class EmulatedCudaTarget final : public Target {
   Expected<std::string> emit(const KernelSpec& spec, const std::string& arch) const override {
     return cuda_->emit(spec, arch);
   }
-  ToolchainInfo toolchain() const override { return x86::find_clang(); }
+  ToolchainInfo toolchain() const override { return emulator_clang(); }
   Expected<Artifact> compile(const KernelSpec& spec, const std::string& arch,
                              const std::string& source) const override {
     return build_emulated(spec, arch, source);
@@ -91,29 +93,35 @@ class EmulatedCudaTarget final : public Target {
     return info;
   }
   Status run(const KernelSpec& spec, const Artifact& artifact, LaunchArgs& args) const override {
-    return emulate_launch(spec, artifact, args);
+    return emulate_launch(spec, artifact, args, options_);
   }
   BudgetFloor budget_floor(const KernelSpec& spec) const override { return cuda_->budget_floor(spec); }
 
+  explicit EmulatedCudaTarget(const EmulatorOptions& options) : options_(options) {}
+
  private:
   std::unique_ptr<Target> cuda_ = make_cuda_target();
+  EmulatorOptions options_;
 };
 
 }  // namespace
 
 Expected<Artifact> build_emulated(const KernelSpec& spec, const std::string& arch, const std::string& source) {
-  const ToolchainInfo tc = x86::find_clang();
+  const ToolchainInfo tc = emulator_clang();
   if (!tc.found) return toolchain_error("emulator unavailable: " + tc.why_unavailable);
   Expected<ScratchDir> dir = ScratchDir::create("tesserac-emu");
   if (!dir) return dir.take_error();
   const std::string prelude_path = dir->path() + "/tsr_emulation_prelude.h";
-  const std::string src_path = dir->path() + "/kernel.cu.cc", so_path = dir->path() + "/kernel.so";
+  // Memcheck reports name this file (the kernel's name; the emitted lines are its first lines).
+  const std::string src_path = dir->path() + "/" + spec.name + ".cu", so_path = dir->path() + "/kernel.so";
   if (Status s = write_file(prelude_path, emulation_prelude()); !s.ok()) return s.take_error();
   if (Status s = write_file(src_path, source + emulation_entry(spec)); !s.ok()) return s.take_error();
-  const std::vector<std::string> argv = {
+  std::vector<std::string> argv = {
       tc.path, "-x", "c++", "-std=c++17", "-O1", "-fPIC", "-shared", "-fno-exceptions", "-fno-rtti", "-g0",
       "-DTSR_EMULATED", std::string("-DTSR_EMU_MMA_BF16=") + (spec.dtype == DType::bf16 ? "1" : "0"), "-include",
       prelude_path, src_path, "-o", so_path, "-lm"};
+  const std::vector<std::string> checks = emulation_check_flags();
+  argv.insert(argv.begin() + 1, checks.begin(), checks.end());
   log_command(argv);
   const ProcessResult r = run_process(argv);
   if (!r.error.empty()) return toolchain_error(r.error);
@@ -135,7 +143,8 @@ Expected<Artifact> build_emulated(const KernelSpec& spec, const std::string& arc
   return art;
 }
 
-Status emulate_launch(const KernelSpec& spec, const Artifact& artifact, LaunchArgs& args) {
+Status emulate_launch(const KernelSpec& spec, const Artifact& artifact, LaunchArgs& args,
+                      const EmulatorOptions& options) {
   if (artifact.kind != kArtifactKind)
     return invalid_input("emulator: artifact kind '" + artifact.kind + "' is not " + kArtifactKind);
   const KernelAbi abi = kernel_abi(spec);
@@ -155,9 +164,13 @@ Status emulate_launch(const KernelSpec& spec, const Artifact& artifact, LaunchAr
   if (!grid || !block)
     return invalid_input("emulator: launch geometry of '" + spec.name + "': " +
                          (grid ? block.error() : grid.error()).message());
-  if (metadata(artifact, "cuda.shared_bytes") != "0")
-    return invalid_input("emulator: dynamic shared memory is not emulated (cuda.shared_bytes = " +
-                         metadata(artifact, "cuda.shared_bytes") + ")");
+  const std::optional<uint64_t> dynamic_shared = parse_decimal_u64(metadata(artifact, "cuda.shared_bytes"));
+  if (!dynamic_shared || *dynamic_shared > kMaxDynamicSharedBytes)
+    return invalid_input("emulator: cuda.shared_bytes of '" + spec.name + "' is '" +
+                         metadata(artifact, "cuda.shared_bytes") + "' (expected 0.." +
+                         std::to_string(kMaxDynamicSharedBytes) + " bytes)");
+  Expected<double> timeout = launch_timeout_s(options);
+  if (!timeout) return timeout.take_error();
 
   std::vector<GlobalBuffer> globals;
   std::vector<void*> params;
@@ -169,17 +182,20 @@ Status emulate_launch(const KernelSpec& spec, const Artifact& artifact, LaunchAr
 
   LoadedModule loaded;
   if (Status s = loaded.load(artifact, spec.dtype == DType::bf16); !s.ok()) return s;
-  const std::string report = run_grid(loaded.module(), {*grid, *block}, params.data(), globals);
+  const LaunchShape shape{*grid, *block, static_cast<uint32_t>(*dynamic_shared)};
+  const std::string report = run_grid(loaded.module(), shape, params.data(), globals, {*timeout});
   if (!report.empty()) return invalid_input("emulator: " + report);
   return ok();
 }
 
-std::unique_ptr<Target> make_emulated_cuda_target() { return std::make_unique<EmulatedCudaTarget>(); }
+std::unique_ptr<Target> make_emulated_cuda_target(const EmulatorOptions& options) {
+  return std::make_unique<EmulatedCudaTarget>(options);
+}
 
 EmulatedReport emulate_oracle(const KernelSpec& spec, const std::string& arch, const std::string& source,
-                              const OracleOptions& options) {
+                              const OracleOptions& options, const EmulatorOptions& emulator) {
   EmulatedReport r;
-  const std::unique_ptr<Target> target = make_emulated_cuda_target();
+  const std::unique_ptr<Target> target = make_emulated_cuda_target(emulator);
   Expected<Artifact> art = target->compile(spec, arch, source);
   if (!art) {
     r.oracle = not_run(art.error().message(), spec, options.seed);

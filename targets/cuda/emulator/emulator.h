@@ -9,6 +9,7 @@
 
 #include "oracle/oracle.h"
 #include "spec/kernel_spec.h"
+#include "targets/cuda/emulator/emulator_options.h"
 #include "targets/target.h"
 
 namespace tsr::cuda::emu {
@@ -20,14 +21,16 @@ namespace tsr::cuda::emu {
 Expected<Artifact> build_emulated(const KernelSpec& spec, const std::string& arch, const std::string& source);
 
 // One launch on the CPU, geometry from the artifact's metadata; outputs are
-// written back into `args`. Memcheck, divergence, barrier and cp.async errors
+// written back into `args`. Memcheck, racecheck, divergence, barrier, watchdog and cp.async errors
 // fail the launch with a message that lists them (the first few, and a count).
-Status emulate_launch(const KernelSpec& spec, const Artifact& artifact, LaunchArgs& args);
+// cuda.shared_bytes > 0 is the block's dynamic shared region (tsr_dynamic_shared()).
+Status emulate_launch(const KernelSpec& spec, const Artifact& artifact, LaunchArgs& args,
+                      const EmulatorOptions& options = {});
 
 // A Target whose runner is the emulator, so the oracle (trials, guard zones,
 // reference, determinism) runs emulated artifacts exactly as it runs devices.
 // It is deliberately not in the target registry: its verdicts are emulated.
-std::unique_ptr<Target> make_emulated_cuda_target();
+std::unique_ptr<Target> make_emulated_cuda_target(const EmulatorOptions& options = {});
 
 // The oracle over an emulated build of `source`. `evidence` is PASS_EMULATED,
 // FAIL or NOT_RUN (verdict_name of the report's verdict); never PASS, since
@@ -38,6 +41,6 @@ struct EmulatedReport {
   std::string toolchain;   // "clang <version>" that built the module; empty when none did
 };
 EmulatedReport emulate_oracle(const KernelSpec& spec, const std::string& arch, const std::string& source,
-                              const OracleOptions& options = {});
+                              const OracleOptions& options = {}, const EmulatorOptions& emulator = {});
 
 }  // namespace tsr::cuda::emu

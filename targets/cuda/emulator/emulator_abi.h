@@ -27,6 +27,13 @@
     float (*f16_to_f32)(unsigned short h);                                                            \
     unsigned short (*f32_to_f16)(float f);                                                            \
     unsigned short (*f32_to_bf16)(float f);                                                           \
+    /* A plain C++ access the module's sanitizer instrumentation reports  */                        \
+    /* (racecheck, memcheck of shared and global memory; may stop).       */                        \
+    void (*access)(const void* p, unsigned long long bytes, int is_write);                            \
+    /* An array index outside its bound (UBSan's out-of-bounds data and   */                        \
+    /* value); stops the launch, never returns.                          */                        \
+    void (*index_out_of_bounds)(const void* ubsan_data, unsigned long long index);                    \
+    void* (*dynamic_shared)(void);                                                                    \
   };
 
 TSR_EMU_ABI_DECLARATIONS

@@ -34,34 +34,72 @@ const tsr_emu_api* tsr_emu;          // set once per launch
 inline float __uint_as_float(unsigned u) { float f; memcpy(&f, &u, 4); return f; }
 inline float __int_as_float(int i) { float f; memcpy(&f, &i, 4); return f; }
 inline unsigned __float_as_uint(float f) { unsigned u; memcpy(&u, &f, 4); return u; }
-// ---- primitives (targets/cuda/cuda_primitives.cc), every one checked or scheduled
+// ---- primitives (targets/cuda/cuda_primitives.cc), every one checked or scheduled.
+// The module is built with -fsanitize=thread instrumentation (racecheck): the
+// primitives check their own accesses, so they read tsr_emu and touch global
+// memory through relaxed atomics, which that instrumentation leaves alone
+// (emulator.cc turns atomic instrumentation off); on x86-64 they are plain moves.
+#define TSR_EMU __atomic_load_n(&tsr_emu, __ATOMIC_RELAXED)
 template <class T> inline T tsr_ldg(const T* p, long long i) {
-  return tsr_emu->check_global(p + i, sizeof(T), 0) ? p[i] : T();
+  T v = T();
+  if (TSR_EMU->check_global(p + i, sizeof(T), 0)) __atomic_load(p + i, &v, __ATOMIC_RELAXED);
+  return v;
 }
 template <class T> inline void tsr_stg(T* p, long long i, T v) {
-  if (tsr_emu->check_global(p + i, sizeof(T), 1)) p[i] = v;
+  if (TSR_EMU->check_global(p + i, sizeof(T), 1)) __atomic_store(p + i, &v, __ATOMIC_RELAXED);
 }
+// 16-byte memcpy stays a memory intrinsic, which the instrumentation skips.
 inline void tsr_ldg_v16(const void* p, long long vi, unsigned* w) {
   const char* a = (const char*)p + vi * 16;
-  if (tsr_emu->check_global(a, 16, 0)) memcpy(w, a, 16); else memset(w, 0, 16);
+  if (TSR_EMU->check_global(a, 16, 0)) memcpy(w, a, 16); else memset(w, 0, 16);
 }
 inline void tsr_stg_v16(void* p, long long vi, const unsigned* w) {
   char* a = (char*)p + vi * 16;
-  if (tsr_emu->check_global(a, 16, 1)) memcpy(a, w, 16);
+  if (TSR_EMU->check_global(a, 16, 1)) memcpy(a, w, 16);
 }
-inline void tsr_stg_u32(void* p, unsigned v) { if (tsr_emu->check_global(p, 4, 1)) memcpy(p, &v, 4); }
-inline void tsr_syncthreads() { tsr_emu->syncthreads(); }
-inline float tsr_cvt_f16_to_f32(unsigned short h) { return tsr_emu->f16_to_f32(h); }
-inline unsigned short tsr_cvt_f32_to_f16(float f) { return tsr_emu->f32_to_f16(f); }
-inline unsigned short tsr_cvt_f32_to_bf16(float f) { return tsr_emu->f32_to_bf16(f); }
-inline float tsr_shfl_xor_sync(unsigned mask, float v, int lane_mask) { return tsr_emu->shfl_xor_sync(mask, v, lane_mask); }
-inline void tsr_cp_async16(void* smem, const void* gmem, int src_bytes) { tsr_emu->cp_async16(smem, gmem, src_bytes); }
-inline void tsr_cp_async_commit() { tsr_emu->cp_async_commit(); }
-inline void tsr_cp_async_wait1() { tsr_emu->cp_async_wait_group(1); }
-inline void tsr_ldmatrix_x4(unsigned* r, const void* smem) { tsr_emu->ldmatrix_x4(r, smem, 0); }
-inline void tsr_ldmatrix_x4_trans(unsigned* r, const void* smem) { tsr_emu->ldmatrix_x4(r, smem, 1); }
+inline void tsr_stg_u32(void* p, unsigned v) {
+  if (TSR_EMU->check_global(p, 4, 1)) __atomic_store((unsigned*)p, &v, __ATOMIC_RELAXED);
+}
+inline void tsr_syncthreads() { TSR_EMU->syncthreads(); }
+inline float tsr_cvt_f16_to_f32(unsigned short h) { return TSR_EMU->f16_to_f32(h); }
+inline unsigned short tsr_cvt_f32_to_f16(float f) { return TSR_EMU->f32_to_f16(f); }
+inline unsigned short tsr_cvt_f32_to_bf16(float f) { return TSR_EMU->f32_to_bf16(f); }
+inline float tsr_shfl_xor_sync(unsigned mask, float v, int lane_mask) { return TSR_EMU->shfl_xor_sync(mask, v, lane_mask); }
+inline void tsr_cp_async16(void* smem, const void* gmem, int src_bytes) { TSR_EMU->cp_async16(smem, gmem, src_bytes); }
+inline void tsr_cp_async_commit() { TSR_EMU->cp_async_commit(); }
+inline void tsr_cp_async_wait1() { TSR_EMU->cp_async_wait_group(1); }
+inline void tsr_ldmatrix_x4(unsigned* r, const void* smem) { TSR_EMU->ldmatrix_x4(r, smem, 0); }
+inline void tsr_ldmatrix_x4_trans(unsigned* r, const void* smem) { TSR_EMU->ldmatrix_x4(r, smem, 1); }
 inline void tsr_mma_m16n8k16(float* d, const unsigned* a, const unsigned* b) {
-  tsr_emu->mma_m16n8k16(d, a, b, TSR_EMU_MMA_BF16);
+  TSR_EMU->mma_m16n8k16(d, a, b, TSR_EMU_MMA_BF16);
+}
+inline unsigned char* tsr_dynamic_shared() { return (unsigned char*)TSR_EMU->dynamic_shared(); }
+// ---- the sanitizer hooks, defined here instead of by a sanitizer runtime.
+// ThreadSanitizer instrumentation (LLVM ThreadSanitizer.cpp) calls
+// __tsan_{read,write}N before every plain access that may be shared; the
+// emulator's racecheck and memcheck see them. UBSan's -fsanitize=array-bounds
+// calls __ubsan_handle_out_of_bounds(data, index) for an index outside a
+// declared array bound (compiler-rt ubsan_handlers.h gives the data layout).
+#define TSR_EMU_HOOK extern "C" __attribute__((no_sanitize("thread", "undefined"), visibility("default")))
+TSR_EMU_HOOK void __tsan_init() {}
+#define TSR_EMU_ACCESS_HOOKS(n)                                                               \
+  TSR_EMU_HOOK void __tsan_read##n(void* p) { TSR_EMU->access(p, n, 0); }                     \
+  TSR_EMU_HOOK void __tsan_write##n(void* p) { TSR_EMU->access(p, n, 1); }                    \
+  TSR_EMU_HOOK void __tsan_unaligned_read##n(void* p) { TSR_EMU->access(p, n, 0); }           \
+  TSR_EMU_HOOK void __tsan_unaligned_write##n(void* p) { TSR_EMU->access(p, n, 1); }
+TSR_EMU_ACCESS_HOOKS(1)
+TSR_EMU_ACCESS_HOOKS(2)
+TSR_EMU_ACCESS_HOOKS(4)
+TSR_EMU_ACCESS_HOOKS(8)
+TSR_EMU_ACCESS_HOOKS(16)
+TSR_EMU_HOOK void __tsan_read_range(void* p, unsigned long n) { TSR_EMU->access(p, n, 0); }
+TSR_EMU_HOOK void __tsan_write_range(void* p, unsigned long n) { TSR_EMU->access(p, n, 1); }
+TSR_EMU_HOOK void __ubsan_handle_out_of_bounds(void* data, unsigned long index) {
+  TSR_EMU->index_out_of_bounds(data, index);
+}
+TSR_EMU_HOOK void __ubsan_handle_out_of_bounds_abort(void* data, unsigned long index) {
+  TSR_EMU->index_out_of_bounds(data, index);
+  __builtin_unreachable();
 }
 )";
 
@@ -72,6 +110,17 @@ std::string emulation_prelude() {
          kRuntime;
 }
 
+std::vector<std::string> emulation_check_flags() {
+  return {"-fsanitize=thread,array-bounds", "-fno-sanitize-recover=array-bounds",
+          // Reports name the file only, and the module does not embed the build directory.
+          "-fsanitize-undefined-strip-path-components=-1",
+          // Only plain loads and stores: entry/exit bookkeeping is not needed, the
+          // primitives' relaxed atomics are checked by the primitives, and memcpy
+          // stays an intrinsic instead of a call into a libc interceptor.
+          "-mllvm", "-tsan-instrument-func-entry-exit=0", "-mllvm", "-tsan-instrument-atomics=0", "-mllvm",
+          "-tsan-instrument-memintrinsics=0"};
+}
+
 std::string emulation_entry(const KernelSpec& spec) {
   const KernelAbi abi = kernel_abi(spec);
   std::string call;
@@ -80,11 +129,12 @@ std::string emulation_entry(const KernelSpec& spec) {
     call += i ? ", " : "";
     call += (b.role == Role::scalar ? "*(const long long*)args[" : "(tsr_t*)args[") + std::to_string(i) + "]";
   }
+  // The entry points are the emulator's, not the kernel's: not instrumented.
   return "\n// ---- emulator entry (not part of the emitted kernel)\n"
-         "extern \"C\" void tsr_emu_entry(void* const* args) { " + spec.name + "(" + call + "); }\n"
+         "TSR_EMU_HOOK void tsr_emu_entry(void* const* args) { " + spec.name + "(" + call + "); }\n"
          "extern \"C\" char __start_tsr_emu_shared[] __attribute__((weak));\n"
          "extern \"C\" char __stop_tsr_emu_shared[] __attribute__((weak));\n"
-         "extern \"C\" void tsr_emu_shared_range(char** begin, char** end) {\n"
+         "TSR_EMU_HOOK void tsr_emu_shared_range(char** begin, char** end) {\n"
          "  *begin = __start_tsr_emu_shared; *end = __stop_tsr_emu_shared;\n}\n";
 }
 

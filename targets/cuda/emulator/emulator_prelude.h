@@ -6,6 +6,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "spec/abi.h"
 #include "spec/kernel_spec.h"
@@ -19,5 +20,12 @@ std::string emulation_prelude();
 // the kernel with the ABI's buffers and scalars, and `tsr_emu_shared_range`
 // reports the block's static shared memory.
 std::string emulation_entry(const KernelSpec& spec);
+
+// The clang flags that instrument a kernel module for the emulator's checks
+// (docs/emulator.md): ThreadSanitizer's access instrumentation feeds racecheck
+// and the memcheck of plain accesses; UBSan's array-bounds check catches an
+// index outside a declared array (shared or local). Both call hooks the
+// prelude defines; no sanitizer runtime is linked.
+std::vector<std::string> emulation_check_flags();
 
 }  // namespace tsr::cuda::emu

@@ -152,7 +152,8 @@ TEST(ArchiveReader, FileErrorsNameThePath) {
   ASSERT_TRUE(write_archive(sample_contents(), path).ok());
   Expected<std::vector<uint8_t>> bytes = read_file_bytes(path);
   ASSERT_TRUE(bytes.ok());
-  (*bytes)[8] = 9;   // major version 9
+  (*bytes)[8] = 9;    // major version 9
+  (*bytes)[10] = 0;   // minor 0: version 9.0
   ASSERT_TRUE(write_file_atomic(path, *bytes).ok());
   Expected<ArchiveContents> c = read_archive_file(path);
   ASSERT_FALSE(c.ok());

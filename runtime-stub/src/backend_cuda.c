@@ -58,7 +58,7 @@ static tsr_status cuda_select(const tsr_archive* a, size_t kernel, const tsr_sel
     tsr_variant_info vi;
     const char* target;
     if (tsr_kernel_variant_at(a, kernel, v, &vi) != TSR_OK || strcmp(vi.target_kind, "cuda") != 0 ||
-        !tsr_select_wants_arch(o, vi.arch))
+        !tsr_select_wants_variant(o, a, kernel, v, vi.arch))
       continue;
     if (vi.artifact_kind == TSR_ARTIFACT_CUBIN && arch_number(vi.arch, "sm_", &exact) == cc) {
       *out_variant = v;
@@ -142,7 +142,7 @@ static tsr_status load_on_device(struct tsr_kernel* k, tsr_cuda_driver* d, int d
   const void* blob;
   size_t size;
   tsr_variant_info vi;
-  tsr_status s = cuda_select(k->archive, k->index, &o, &v, &route);
+  tsr_status s = tsr_backend_select(&tsr_backend_cuda, k->archive, k->index, &o, &v, &route);
   if (s == TSR_OK && (s = tsr_variant_blob(k->archive, k->index, v, &blob, &size)) == TSR_OK &&
       (s = tsr_kernel_variant_at(k->archive, k->index, v, &vi)) == TSR_OK)
     return load_slot(k, d, device, v, blob, size, &vi, msg, msg_size);

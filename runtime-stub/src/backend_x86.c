@@ -56,7 +56,7 @@ static tsr_status x86_select(const tsr_archive* a, size_t kernel, const tsr_sele
     tsr_variant_info vi;
     if (tsr_kernel_variant_at(a, kernel, v, &vi) != TSR_OK) continue;
     if (strcmp(vi.target_kind, "x86") != 0 || vi.artifact_kind != TSR_ARTIFACT_SHARED_OBJECT ||
-        !tsr_select_wants_arch(o, vi.arch))
+        !tsr_select_wants_variant(o, a, kernel, v, vi.arch))
       continue;
     int score = arch_score(vi.arch);
     if (score < 0 || score / 2 > level || ((score & 1) && !amx)) continue;

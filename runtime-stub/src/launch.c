@@ -57,7 +57,8 @@ tsr_status tsr_kernel_load(tsr_archive* a, const char* name, const tsr_select_op
   if ((s = tsr_kernel_check(a, index, AMSG(a))) != TSR_OK) return s;
   tsr_selection sel;
   if ((s = tsr_kernel_select(a, index, options, &sel)) != TSR_OK) {
-    tsr_set_message(AMSG(a), "kernel '%s': %s", name, tsr_status_string(s));
+    /* NOT_QUALIFIED: select named the variant the policy refused. */
+    if (s != TSR_ERROR_NOT_QUALIFIED) tsr_set_message(AMSG(a), "kernel '%s': %s", name, tsr_status_string(s));
     return s;
   }
   const void* blob;
@@ -84,6 +85,7 @@ tsr_status tsr_kernel_load(tsr_archive* a, const char* name, const tsr_select_op
   k->options.arch = options && options->arch ? sel.arch : NULL;
   k->options.x86_level = options ? options->x86_level : 0;
   k->options.device = options ? options->device : 0;
+  k->options.require_qualified = options ? options->require_qualified : 0;
   if ((s = cache_abi(k)) == TSR_OK) s = backend->load(k, blob, size, &vi, AMSG(a));
   if (s != TSR_OK) {
     free_kernel(k);

@@ -97,6 +97,8 @@ tsr_status tsr_archive_kernel_at(const tsr_archive* a, size_t kernel, tsr_kernel
   out->buffer_count = out->binding_count - out->scalar_count;
   out->variant_count = tsr_le32(kr + 44);
   out->verdict_count = tsr_le32(kr + 52);
+  uint32_t first;
+  out->receipt_count = tsr_kernel_receipts(a, kernel, &first);
   return TSR_OK;
 }
 
@@ -228,5 +230,20 @@ tsr_status tsr_kernel_verdict_at(const tsr_archive* a, size_t kernel, size_t ver
   memcpy(&out->budget_rtol, &bits[3], 8);
   out->seed = tsr_le64(r + 56);
   out->reason = tsr_str_at(a, r + 64);
+  return TSR_OK;
+}
+
+tsr_status tsr_kernel_receipt_at(const tsr_archive* a, size_t kernel, size_t receipt, tsr_receipt_info* out) {
+  if (!a || !out) return TSR_ERROR_NULL_ARGUMENT;
+  tsr_status s = kernel_ready(a, kernel, NULL, 0);
+  if (s != TSR_OK) return s;
+  uint32_t first;
+  if (receipt >= tsr_kernel_receipts(a, kernel, &first)) return TSR_ERROR_INVALID_ARGUMENT;
+  const uint8_t* r = tsr_rec(&a->rcpt, first + (uint32_t)receipt);
+  out->target_kind = tsr_str_at(a, r + 8);
+  out->arch = tsr_str_at(a, r + 16);
+  out->artifact_sha256 = r + 24;
+  out->bytes = tsr_str_at(a, r + 56);
+  out->size = tsr_le32(r + 60);
   return TSR_OK;
 }

@@ -151,12 +151,13 @@ static tsr_status parse_index(struct tsr_archive* a, uint64_t data_len, char* ms
   tsr_status s = parse_header(a, a->head, data_len, &index_off, &index_size, msg, msg_size);
   if (s != TSR_OK) return s;
 
-  static const char* const tags[7] = {"STRS", "AMET", "KERN", "BIND", "DIMS", "VARS", "VMET"};
-  static const uint32_t mins[8] = {0, TSR_META_RECORD, TSR_KERN_RECORD, TSR_BIND_RECORD,
-                                   TSR_DIMS_RECORD, TSR_VARS_RECORD, TSR_META_RECORD, TSR_VERD_RECORD};
-  tsr_table* tables[8] = {NULL, &a->amet, &a->kern, &a->bind, &a->dims, &a->vars, &a->vmet, &a->verd};
-  const uint8_t* payload[8] = {0};
-  uint64_t payload_size[8] = {0};
+  /* RCPT (receipts) arrived in 2.1 and is optional: a 2.0 archive has none. */
+  static const char tags[9][5] = {"STRS", "AMET", "KERN", "BIND", "DIMS", "VARS", "VMET", "VERD", "RCPT"};
+  static const uint32_t mins[9] = {0, TSR_META_RECORD, TSR_KERN_RECORD, TSR_BIND_RECORD, TSR_DIMS_RECORD,
+                                   TSR_VARS_RECORD, TSR_META_RECORD, TSR_VERD_RECORD, TSR_RCPT_RECORD};
+  tsr_table* tables[9] = {NULL, &a->amet, &a->kern, &a->bind, &a->dims, &a->vars, &a->vmet, &a->verd, &a->rcpt};
+  const uint8_t* payload[9] = {0};
+  uint64_t payload_size[9] = {0};
   const uint8_t* index = a->head + index_off;
   for (uint64_t pos = 0; pos < index_size;) {
     if (index_size - pos < 16) FAIL(TSR_ERROR_CORRUPT, "index: section header at %llu cut short",
@@ -164,21 +165,18 @@ static tsr_status parse_index(struct tsr_archive* a, uint64_t data_len, char* ms
     uint64_t size = tsr_le64(index + pos + 8), end;
     if (!tsr_range_ok(pos + 16, size, index_size) || !tsr_add_u64(pos + 16, size, &end))
       FAIL(TSR_ERROR_CORRUPT, "index: section at %llu overruns the index", (unsigned long long)pos);
-    int which = -1;
-    for (int t = 0; t < 8; ++t)
-      if (memcmp(index + pos, t < 7 ? tags[t] : "VERD", 4) == 0) which = t;
-    if (which >= 0) {
-      if (payload[which]) FAIL(TSR_ERROR_CORRUPT, "index: duplicate section %.4s", (const char*)index + pos);
-      payload[which] = index + pos + 16;
-      payload_size[which] = size;
-    }
+    for (int t = 0; t < 9; ++t)
+      if (memcmp(index + pos, tags[t], 4) == 0) {
+        if (payload[t]) FAIL(TSR_ERROR_CORRUPT, "index: duplicate section %s", tags[t]);
+        payload[t] = index + pos + 16;
+        payload_size[t] = size;
+      }
     pos = (end + 7) & ~(uint64_t)7;   /* unknown tags: a newer minor version, skipped */
   }
-  for (int t = 0; t < 8; ++t) {
-    const char* tag = t < 7 ? tags[t] : "VERD";
-    if (!payload[t]) FAIL(TSR_ERROR_CORRUPT, "index: required section %s missing", tag);
-    if (t > 0) {
-      s = parse_table(payload[t], payload_size[t], mins[t], tables[t], tag, msg, msg_size);
+  for (int t = 0; t < 9; ++t) {
+    if (!payload[t] && t < 8) FAIL(TSR_ERROR_CORRUPT, "index: required section %s missing", tags[t]);
+    if (payload[t] && t > 0) {
+      s = parse_table(payload[t], payload_size[t], mins[t], tables[t], tags[t], msg, msg_size);
       if (s != TSR_OK) return s;
     }
   }
@@ -195,5 +193,27 @@ static tsr_status parse_index(struct tsr_archive* a, uint64_t data_len, char* ms
   if (next_bind != a->bind.count || next_dim != a->dims.count || next_var != a->vars.count ||
       next_vmeta != a->vmet.count || next_verd != a->verd.count)
     FAIL(TSR_ERROR_CORRUPT, "index: records not owned by any kernel");
+  /* Receipts name their kernel; sorted by it, so a kernel's receipts are
+   * found by binary search (tsr_kernel_receipts). */
+  for (uint32_t r = 0, prev = 0; r < a->rcpt.count; ++r) {
+    uint32_t k = tsr_le32(tsr_rec(&a->rcpt, r));
+    if (k >= a->kern.count || k < prev) FAIL(TSR_ERROR_CORRUPT, "receipt %u has a bad kernel index", r);
+    prev = k;
+  }
   return TSR_OK;
+}
+
+static uint32_t first_receipt_of(const struct tsr_archive* a, size_t k) {
+  uint32_t lo = 0, hi = a->rcpt.count;
+  while (lo < hi) {
+    uint32_t mid = lo + (hi - lo) / 2;
+    if (tsr_le32(tsr_rec(&a->rcpt, mid)) < k) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+uint32_t tsr_kernel_receipts(const struct tsr_archive* a, size_t k, uint32_t* out_first) {
+  *out_first = first_receipt_of(a, k);
+  return first_receipt_of(a, k + 1) - *out_first;
 }

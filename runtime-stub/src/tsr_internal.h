@@ -1,5 +1,5 @@
 /* Internal declarations of the runtime stub. The on-disk layout these
- * structures mirror is docs/archive-format.md (format 2.0). */
+ * structures mirror is docs/archive-format.md (format 2.1). */
 #ifndef TSR_INTERNAL_H
 #define TSR_INTERNAL_H
 
@@ -21,6 +21,8 @@
 #define TSR_VARS_RECORD 112u
 #define TSR_META_RECORD 16u
 #define TSR_VERD_RECORD 72u
+#define TSR_RCPT_RECORD 64u            /* format 2.1; the section is optional (2.0 has none) */
+#define TSR_RECEIPT_MAX_SIZE 65536u    /* a receipt's bytes: 1..this many */
 
 /* ---- little-endian loads and overflow-safe arithmetic -------------------- */
 static inline uint16_t tsr_le16(const uint8_t* p) { return (uint16_t)(p[0] | (p[1] << 8)); }
@@ -82,7 +84,7 @@ struct tsr_archive {
   uint32_t blob_alignment;
   const uint8_t* strs;
   uint64_t strs_size;
-  tsr_table amet, kern, bind, dims, vars, vmet, verd;
+  tsr_table amet, kern, bind, dims, vars, vmet, verd, rcpt;   /* rcpt: count 0 without RCPT */
   uint8_t* blob_state;      /* one per VARS record; under lock */
   /* One TSR_KERNEL_* per KERN record. Read with an __atomic acquire load
    * (the checked fast path of every accessor); the check itself runs and
@@ -104,6 +106,12 @@ enum { TSR_KERNEL_UNCHECKED = 0, TSR_KERNEL_OK = 1, TSR_KERNEL_BAD = 2 };
  * the archive metadata and each kernel's record ranges; fills a (data/size
  * set). The rest of each kernel's records is checked by tsr_kernel_check. */
 tsr_status tsr_parse(struct tsr_archive* a, uint64_t data_len, char* msg, size_t msg_size);
+/* Kernel k's receipts: their count, and the first one's RCPT index in
+ * *out_first (records are sorted by kernel index, checked at open). */
+uint32_t tsr_kernel_receipts(const struct tsr_archive* a, size_t k, uint32_t* out_first);
+/* 1 when variant record vr of kernel k has a receipt bound to it: same
+ * kind:arch and the same blob SHA-256. */
+int tsr_variant_qualified(const struct tsr_archive* a, size_t k, const uint8_t* vr);
 /* Reads a string reference already validated (tsr_parse / tsr_kernel_check). */
 const char* tsr_str_at(const struct tsr_archive* a, const uint8_t* ref);
 
@@ -255,9 +263,19 @@ extern const size_t tsr_backend_count;
 const tsr_backend* tsr_backend_for_kind(const char* kind);  /* NULL if unknown */
 /* 1 when kernel k has a variant whose target_kind is `kind`. */
 int tsr_kernel_has_kind(const struct tsr_archive* a, size_t k, const char* kind);
-/* select.c: whether options (may be NULL) allow this kind / this arch. */
+/* select.c: whether options (may be NULL) allow this kind; whether they
+ * allow variant v of `kernel` with this arch. Backends see
+ * require_qualified set only while tsr_backend_select asks for qualified
+ * variants; they then skip a variant without a receipt bound to it. */
 int tsr_select_wants_kind(const tsr_select_options* o, const char* kind);
-int tsr_select_wants_arch(const tsr_select_options* o, const char* arch);
+int tsr_select_wants_variant(const tsr_select_options* o, const struct tsr_archive* a, size_t kernel,
+                             size_t v, const char* arch);
+/* Backend b's choice under the receipt policy (docs/runtime.md): its best
+ * qualified variant, else its best variant at all unless the policy
+ * (o->require_qualified, or TSR_REQUIRE_QUALIFIED=1) requires a receipt:
+ * then TSR_ERROR_NOT_QUALIFIED, with *out_variant the variant refused. */
+tsr_status tsr_backend_select(const tsr_backend* b, const struct tsr_archive* a, size_t kernel,
+                              const tsr_select_options* o, size_t* out_variant, const char** out_route);
 
 /* backends.c: the pieces of a backend that only probes (hip, xdna today):
  * NO_DEVICE when the probe finds none, else NO_VARIANT; load and launch

@@ -132,6 +132,55 @@ static tsr_status check_verdicts(const struct tsr_archive* a, const char* name, 
   return TSR_OK;
 }
 
+/* The variant record of kernel k whose (kind, arch) is that of record r
+ * (both at offset 8), or NULL. */
+static const uint8_t* same_target_variant(const struct tsr_archive* a, uint32_t k, const uint8_t* r) {
+  const uint8_t* kr = tsr_rec(&a->kern, k);
+  for (uint32_t i = 0; i < tsr_le32(kr + 44); ++i) {
+    const uint8_t* vr = tsr_rec(&a->vars, tsr_le32(kr + 40) + i);
+    if (target_cmp(a, vr, r, 8) == 0) return vr;
+  }
+  return NULL;
+}
+
+int tsr_variant_qualified(const struct tsr_archive* a, size_t k, const uint8_t* vr) {
+  uint32_t first, n = tsr_kernel_receipts(a, k, &first);
+  for (uint32_t i = 0; i < n; ++i) {
+    const uint8_t* r = tsr_rec(&a->rcpt, first + i);
+    if (target_cmp(a, vr, r, 8) == 0 && memcmp(vr + 64, r + 24, 32) == 0) return 1;
+  }
+  return 0;
+}
+
+/* Receipts (format 2.1): each binds to a variant of its kernel by kind:arch
+ * and blob SHA-256, so the runtime policy can trust the binding without
+ * parsing TOML; sorted by (kind, arch, bytes), unique, of bounded size. */
+static tsr_status check_receipts(const struct tsr_archive* a, uint32_t k, const char* name, char* msg,
+                                 size_t msg_size) {
+  char where[200];
+  uint32_t first, n = tsr_kernel_receipts(a, k, &first);
+  for (uint32_t i = 0; i < n; ++i) {
+    const uint8_t* r = tsr_rec(&a->rcpt, first + i);
+    if (!target_ok(a, r + 8)) CORRUPT("kernel '%s': receipt %u has a bad target kind or arch", name, i);
+    snprintf(where, sizeof where, "kernel '%s' receipt %s:%s", name, tsr_str_at(a, r + 8), tsr_str_at(a, r + 16));
+    const char* why = tsr_str_problem(a, r + 56);
+    if (why) CORRUPT("%s: text %s", where, why);
+    uint32_t size = tsr_le32(r + 60);
+    if (size == 0 || size > TSR_RECEIPT_MAX_SIZE) CORRUPT("%s: size %u is not in 1..%u", where, size, TSR_RECEIPT_MAX_SIZE);
+    const uint8_t* vr = same_target_variant(a, k, r);
+    if (!vr) CORRUPT("%s: the kernel has no variant of that target", where);
+    if (memcmp(vr + 64, r + 24, 32) != 0) CORRUPT("%s: artifact sha256 is not the variant's", where);
+    if (i > 0) {
+      const uint8_t* prev = tsr_rec(&a->rcpt, first + i - 1);
+      int c = target_cmp(a, prev, r, 8);
+      if (c == 0) c = str_cmp(a, prev + 56, r + 56);
+      if (c == 0) CORRUPT("%s: receipt appears twice", where);
+      if (c > 0) CORRUPT("%s: receipts not sorted by target and bytes", where);
+    }
+  }
+  return TSR_OK;
+}
+
 /* Everything about the records kernel k owns; their ranges were checked at open. */
 static tsr_status check_kernel(const struct tsr_archive* a, uint32_t k, char* msg, size_t msg_size) {
   const uint8_t* kr = tsr_rec(&a->kern, k);
@@ -150,6 +199,7 @@ static tsr_status check_kernel(const struct tsr_archive* a, uint32_t k, char* ms
   tsr_status s = check_bindings(a, name, tsr_le32(kr + 32), tsr_le32(kr + 36), msg, msg_size);
   if (s == TSR_OK) s = check_variants(a, k, name, tsr_le32(kr + 40), tsr_le32(kr + 44), msg, msg_size);
   if (s == TSR_OK) s = check_verdicts(a, name, tsr_le32(kr + 48), tsr_le32(kr + 52), msg, msg_size);
+  if (s == TSR_OK) s = check_receipts(a, k, name, msg, msg_size);
   return s;
 }
 

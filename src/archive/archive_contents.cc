@@ -42,7 +42,8 @@ bool same_artifact(const Artifact& a, const Artifact& b) {
 
 bool same_kernel(const ArchiveKernel& a, const ArchiveKernel& b) {
   if (a.name != b.name || a.identity != b.identity || a.family != b.family || a.dtype != b.dtype ||
-      !same_abi(a.abi, b.abi) || a.variants.size() != b.variants.size() || a.verdicts != b.verdicts)
+      !same_abi(a.abi, b.abi) || a.variants.size() != b.variants.size() || a.verdicts != b.verdicts ||
+      a.receipts != b.receipts)
     return false;
   for (size_t i = 0; i < a.variants.size(); ++i)
     if (!same_artifact(a.variants[i], b.variants[i])) return false;

@@ -5,6 +5,8 @@
 #include <nlohmann/json.hpp>
 
 #include "archive/archive_reader.h"
+#include "receipts/receipt.h"
+#include "receipts/receipt_signature.h"
 #include "support/sha256.h"
 
 namespace tsr {
@@ -28,7 +30,39 @@ Expected<json> binding_json(tsr_archive* a, size_t k, size_t b) {
   return jb;
 }
 
-Expected<json> variant_json(tsr_archive* a, size_t k, size_t v) {
+// A receipt as inspect shows it: size, hash, signer and, where it decodes,
+// the device, toolchain, time and errors it records; the stub checked
+// its binding (kind:arch and the variant's blob SHA-256).
+json receipt_json(const tsr_receipt_info& ri) {
+  const std::string text(ri.bytes, ri.size);
+  json jr{{"size", ri.size}, {"sha256", sha256_hex(text)}, {"text", text}};
+  Expected<SplitReceipt> split = split_receipt_signature(text);
+  if (!split) jr["signature"] = json{{"error", split.error().message()}};
+  else if (split->has_trailer) jr["signature"] = json{{"key_id", split->key_id}};
+  else jr["signature"] = nullptr;
+  // Key facts, where the receipt decodes (`verify` reports why one does not).
+  DiagnosticEngine quiet;
+  std::optional<Receipt> r = decode_receipt(text, "receipt", quiet);
+  if (r)
+    jr["facts"] = json{{"device", r->device.name}, {"driver", r->device.driver}, {"toolchain", r->toolchain},
+                       {"tesserac_version", r->tesserac_version}, {"qualified_at", r->qualified_at},
+                       {"max_abs_err", r->oracle.max_abs_err}, {"max_rel_err", r->oracle.max_rel_err}};
+  else jr["facts"] = nullptr;
+  return jr;
+}
+
+// The receipts of kernel k bound to variant vi.
+Expected<json> variant_receipts_json(tsr_archive* a, size_t k, const tsr_variant_info& vi, size_t receipt_count) {
+  json out = json::array();
+  for (size_t r = 0; r < receipt_count; ++r) {
+    tsr_receipt_info ri;
+    if (Status s = stub_status(tsr_kernel_receipt_at(a, k, r, &ri)); !s) return s.take_error();
+    if (std::string(ri.target_kind) == vi.target_kind && std::string(ri.arch) == vi.arch) out.push_back(receipt_json(ri));
+  }
+  return out;
+}
+
+Expected<json> variant_json(tsr_archive* a, size_t k, size_t v, size_t receipt_count) {
   tsr_variant_info vi;
   if (Status s = stub_status(tsr_kernel_variant_at(a, k, v, &vi)); !s) return s.take_error();
   // A kind from a newer minor version reads as TSR_ARTIFACT_UNKNOWN, named "unknown".
@@ -43,6 +77,9 @@ Expected<json> variant_json(tsr_archive* a, size_t k, size_t v) {
     if (Status s = stub_status(tsr_variant_metadata_at(a, k, v, m, &key, &value)); !s) return s.take_error();
     jv["metadata"][key] = value;
   }
+  Expected<json> receipts = variant_receipts_json(a, k, vi, receipt_count);
+  if (!receipts) return receipts.take_error();
+  jv["receipts"] = std::move(*receipts);
   return jv;
 }
 
@@ -78,7 +115,7 @@ Expected<json> kernel_json(tsr_archive* a, size_t k) {
   if (Status s = stub_status(tsr_archive_kernel_at(a, k, &ki)); !s) return s.take_error();
   json jk{{"name", ki.name}, {"identity", ki.identity}, {"family", ki.family}, {"dtype", ki.dtype}};
   Status s = append_each(jk["abi"], ki.binding_count, [&](size_t b) { return binding_json(a, k, b); });
-  if (s) s = append_each(jk["variants"], ki.variant_count, [&](size_t v) { return variant_json(a, k, v); });
+  if (s) s = append_each(jk["variants"], ki.variant_count, [&](size_t v) { return variant_json(a, k, v, ki.receipt_count); });
   if (s) s = append_each(jk["verdicts"], ki.verdict_count, [&](size_t v) { return verdict_json(a, k, v); });
   if (!s) return s.take_error();
   return jk;

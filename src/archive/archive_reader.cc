@@ -5,6 +5,7 @@
 #include "archive/archive_reader.h"
 
 #include "support/file_io.h"
+#include "support/sha256.h"
 
 namespace tsr {
 
@@ -82,6 +83,13 @@ Expected<OracleVerdictRecord> read_verdict(tsr_archive* a, size_t kernel, size_t
   return r;
 }
 
+Expected<ArchiveReceipt> read_receipt(tsr_archive* a, size_t kernel, size_t index) {
+  tsr_receipt_info ri;
+  if (Status s = stub_status(tsr_kernel_receipt_at(a, kernel, index, &ri)); !s) return s.take_error();
+  return ArchiveReceipt{TargetName{ri.target_kind, ri.arch}, to_hex(ri.artifact_sha256, 32),
+                        std::string(ri.bytes, ri.size)};
+}
+
 Expected<ArchiveKernel> read_kernel(tsr_archive* a, size_t index) {
   tsr_kernel_info ki;
   if (Status s = stub_status(tsr_archive_kernel_at(a, index, &ki)); !s) return s.take_error();
@@ -106,6 +114,11 @@ Expected<ArchiveKernel> read_kernel(tsr_archive* a, size_t index) {
     Expected<OracleVerdictRecord> r = read_verdict(a, index, v);
     if (!r) return r.take_error();
     k.verdicts.push_back(std::move(*r));
+  }
+  for (size_t r = 0; r < ki.receipt_count; ++r) {
+    Expected<ArchiveReceipt> receipt = read_receipt(a, index, r);
+    if (!receipt) return receipt.take_error();
+    k.receipts.push_back(std::move(*receipt));
   }
   return k;
 }

@@ -57,6 +57,13 @@ Status representable_kernel(const ArchiveKernel& k) {
     for (const std::string* f : {&v.target.kind, &v.target.arch, &v.reason})
       if (Status s = representable_string(vw, *f); !s) return s;
   }
+  for (const ArchiveReceipt& r : k.receipts) {
+    const std::string rw = where + " receipt " + r.target.str();
+    for (const std::string* f : {&r.target.kind, &r.target.arch, &r.bytes})
+      if (Status s = representable_string(rw, *f); !s) return s;
+    if (r.artifact_sha256.size() != 64 || from_lower_hex(r.artifact_sha256).size() != 32)
+      return invalid_input(rw + ": artifact sha256 is not 64 lower-case hex digits");
+  }
   return ok();
 }
 
@@ -96,8 +103,8 @@ uint64_t align_up(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
 // The index for given blob offsets (its size does not depend on them).
 std::vector<uint8_t> build_index(const ArchiveContents& c, const std::vector<uint64_t>& blob_offsets) {
   StringTable strs;
-  Sink amet, kern, bind, dims, vars, vmet, verd;
-  uint32_t n_kern = 0, n_bind = 0, n_dims = 0, n_vars = 0, n_vmet = 0, n_verd = 0;
+  Sink amet, kern, bind, dims, vars, vmet, verd, rcpt;
+  uint32_t n_kern = 0, n_bind = 0, n_dims = 0, n_vars = 0, n_vmet = 0, n_verd = 0, n_rcpt = 0;
   for (const auto& [key, value] : c.metadata) {
     strs.ref(amet, key);
     strs.ref(amet, value);
@@ -162,6 +169,16 @@ std::vector<uint8_t> build_index(const ArchiveContents& c, const std::vector<uin
       strs.ref(verd, v.reason);
       ++n_verd;
     }
+    for (const ArchiveReceipt& r : k.receipts) {
+      rcpt.u32(n_kern);
+      rcpt.u32(0);
+      strs.ref(rcpt, r.target.kind);
+      strs.ref(rcpt, r.target.arch);
+      std::vector<uint8_t> hash = from_lower_hex(r.artifact_sha256);
+      rcpt.raw(hash.data(), hash.size());
+      strs.ref(rcpt, r.bytes);
+      ++n_rcpt;
+    }
     ++n_kern;
   }
   Sink index;
@@ -187,6 +204,7 @@ std::vector<uint8_t> build_index(const ArchiveContents& c, const std::vector<uin
   table("VARS", 112, n_vars, vars);
   table("VMET", 16, n_vmet, vmet);
   table("VERD", 72, n_verd, verd);
+  table("RCPT", 64, n_rcpt, rcpt);   // format 2.1; written even when empty
   return index.bytes;
 }
 
@@ -204,6 +222,12 @@ Expected<ArchiveContents> canonicalize_archive(const ArchiveContents& contents) 
               [](const Artifact& a, const Artifact& b) { return target_less(a.target, b.target); });
     std::sort(k.verdicts.begin(), k.verdicts.end(),
               [](const OracleVerdictRecord& a, const OracleVerdictRecord& b) { return target_less(a.target, b.target); });
+    // The same receipt twice is one receipt (a union of inputs, say); the
+    // hash stays in the order key so that only identical records collapse.
+    auto receipt_key = [](const ArchiveReceipt& r) { return std::tie(r.target.kind, r.target.arch, r.bytes, r.artifact_sha256); };
+    std::sort(k.receipts.begin(), k.receipts.end(),
+              [&](const ArchiveReceipt& a, const ArchiveReceipt& b) { return receipt_key(a) < receipt_key(b); });
+    k.receipts.erase(std::unique(k.receipts.begin(), k.receipts.end()), k.receipts.end());
   }
   return c;
 }

@@ -1,4 +1,4 @@
-// Writes .tfat archives (docs/archive-format.md, format 1.0). Same contents
+// Writes .tfat archives (docs/archive-format.md, format 2.1). Same contents
 // give the same bytes: everything is sorted, nothing depends on time or paths.
 #pragma once
 

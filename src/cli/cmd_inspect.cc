@@ -1,4 +1,4 @@
-// tesserac inspect FILE [--json]: kernels, ABI, variants, sizes, hashes, verdicts.
+// tesserac inspect FILE [--json]: kernels, ABI, variants, sizes, hashes, receipts, verdicts.
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -23,6 +23,18 @@ std::string shape_text(const nlohmann::json& shape) {
   return out + "]";
 }
 
+void print_receipt(const nlohmann::json& r) {
+  std::cout << "    receipt " << r["size"].get<uint64_t>() << " bytes  sha256 " << r["sha256"].get<std::string>().substr(0, 16)
+            << "…  ";
+  const nlohmann::json& sig = r["signature"];
+  if (sig.is_null()) std::cout << "unsigned";
+  else if (sig.contains("key_id")) std::cout << "signed by key " << sig["key_id"].get<std::string>().substr(0, 16) << "…";
+  else std::cout << sig["error"].get<std::string>();
+  const nlohmann::json& facts = r["facts"];
+  if (facts.is_null()) std::cout << "  (does not decode: see tesserac verify)\n";
+  else std::cout << "  " << facts["device"].get<std::string>() << ", " << facts["qualified_at"].get<std::string>() << "\n";
+}
+
 void print_text(const nlohmann::json& j) {
   std::cout << "format " << j["format"].get<std::string>() << ", " << j["file_size"].get<uint64_t>() << " bytes, "
             << j["kernels"].size() << " kernels\n";
@@ -38,10 +50,12 @@ void print_text(const nlohmann::json& j) {
       first = false;
     }
     std::cout << "\n";
-    for (const auto& v : k["variants"])
+    for (const auto& v : k["variants"]) {
       std::cout << "  variant " << v["target"].get<std::string>() << "  " << v["artifact_kind"].get<std::string>() << "  "
                 << v["size"].get<uint64_t>() << " bytes  sha256 " << v["sha256"].get<std::string>().substr(0, 16)
                 << "…  " << v["toolchain"].get<std::string>() << "\n";
+      for (const auto& r : v["receipts"]) print_receipt(r);
+    }
     for (const auto& v : k["verdicts"]) {
       std::cout << "  verdict " << v["target"].get<std::string>() << "  " << v["verdict"].get<std::string>();
       if (!v["reason"].get<std::string>().empty()) std::cout << "  (" << v["reason"].get<std::string>() << ")";

@@ -22,6 +22,18 @@ std::string to_hex(const uint8_t* data, size_t size) {
   return out;
 }
 
+std::vector<uint8_t> from_lower_hex(std::string_view hex) {
+  auto digit = [](char c) { return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1; };
+  std::vector<uint8_t> out;
+  if (hex.size() % 2) return out;
+  for (size_t i = 0; i < hex.size(); i += 2) {
+    int hi = digit(hex[i]), lo = digit(hex[i + 1]);
+    if (hi < 0 || lo < 0) return {};
+    out.push_back(uint8_t(hi << 4 | lo));
+  }
+  return out;
+}
+
 std::string sha256_hex(const void* data, size_t size) {
   std::vector<uint8_t> d = sha256(data, size);
   return to_hex(d.data(), d.size());

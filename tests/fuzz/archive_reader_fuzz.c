@@ -76,6 +76,21 @@ static void check_verified(tsr_archive* a) {
       size_t blob_size;
       if (tsr_variant_blob(a, k, v, &blob, &blob_size) != TSR_OK) abort();
     }
+    /* Receipts (2.1): each binds to a variant of its kernel with the same
+     * kind:arch and blob SHA-256; bytes of bounded size, NUL after them. */
+    for (size_t r = 0; r < ki.receipt_count; ++r) {
+      tsr_receipt_info ri;
+      if (tsr_kernel_receipt_at(a, k, r, &ri) != TSR_OK || ri.size == 0 || ri.size > 65536 || ri.bytes[ri.size])
+        abort();
+      int bound = 0;
+      for (size_t v = 0; v < ki.variant_count && !bound; ++v) {
+        tsr_variant_info vi;
+        if (tsr_kernel_variant_at(a, k, v, &vi) != TSR_OK) abort();
+        bound = strcmp(vi.target_kind, ri.target_kind) == 0 && strcmp(vi.arch, ri.arch) == 0 &&
+                memcmp(vi.sha256, ri.artifact_sha256, 32) == 0;
+      }
+      if (!bound) abort();
+    }
   }
 }
 
@@ -99,6 +114,7 @@ static void walk(tsr_archive* a) {
       tsr_binding_info bi;
       tsr_variant_info vi;
       tsr_verdict_info di;
+      tsr_receipt_info ri;
       const char *key, *value;
       const void* blob;
       size_t blob_size;
@@ -109,6 +125,7 @@ static void walk(tsr_archive* a) {
           tsr_kernel_variant_at(a, k, 0, &vi) != TSR_ERROR_CORRUPT ||
           tsr_variant_metadata_at(a, k, 0, 0, &key, &value) != TSR_ERROR_CORRUPT ||
           tsr_kernel_verdict_at(a, k, 0, &di) != TSR_ERROR_CORRUPT ||
+          tsr_kernel_receipt_at(a, k, 0, &ri) != TSR_ERROR_CORRUPT ||
           tsr_variant_blob(a, k, 0, &blob, &blob_size) != TSR_ERROR_CORRUPT ||
           tsr_kernel_select(a, k, &opt, &sel) != TSR_ERROR_CORRUPT)
         abort();
@@ -151,9 +168,17 @@ static void walk(tsr_archive* a) {
       if (tsr_kernel_verdict_at(a, k, v, &di) != TSR_OK) abort();
       touch(di.reason);
     }
-    /* Selection without loading: x86 only, so no driver is dlopen'ed. */
+    for (size_t r = 0; r < ki.receipt_count; ++r) {
+      tsr_receipt_info ri;
+      if (tsr_kernel_receipt_at(a, k, r, &ri) != TSR_OK) abort();
+      touch(ri.bytes);
+    }
+    /* Selection without loading: x86 only, so no driver is dlopen'ed; with
+     * the receipt policy required too. */
     tsr_select_options opt = {"x86", 4};
     tsr_selection sel;
+    if (tsr_kernel_select(a, k, &opt, &sel) == TSR_OK) touch(sel.arch);
+    opt.require_qualified = 1;
     if (tsr_kernel_select(a, k, &opt, &sel) == TSR_OK) touch(sel.arch);
   }
   char msg[256];

@@ -81,6 +81,14 @@ int main(int argc, char** argv) {
   ok &= save(dir, "metadata_only.tfat", *serialize_archive(meta));
   ok &= save(dir, "one_kernel.tfat", *serialize_archive(one));
   ok &= save(dir, "two_kernels.tfat", two_bytes);
+  // Format 2.1: receipts bound to two of gemm's variants.
+  ArchiveContents receipts = one;
+  for (const char* arch : {"v2", "v4+amx"})
+    for (const Artifact& a : receipts.kernels[0].variants)
+      if (a.target.arch == arch)
+        receipts.kernels[0].receipts.push_back(ArchiveReceipt{a.target, sha256_hex(a.bytes.data(), a.bytes.size()),
+                                                              std::string("format_version = 1 # ") + arch + "\n"});
+  ok &= save(dir, "receipts.tfat", *serialize_archive(receipts));
   std::vector<uint8_t> truncated(two_bytes.begin(), two_bytes.begin() + 200);
   ok &= save(dir, "truncated.tfat", truncated);
   ok &= save(dir, "future_major.tfat", with_version(two_bytes, kArchiveMajor + 1));

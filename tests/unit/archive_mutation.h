@@ -68,6 +68,11 @@ class ArchiveEditor {
     sections_.push_back({tag, {}});
     return sections_.back().second;
   }
+  // Drops a section (e.g. RCPT, to make a 2.0 index).
+  void remove_section(const std::string& tag) {
+    for (size_t i = 0; i < sections_.size(); ++i)
+      if (sections_[i].first == tag) sections_.erase(sections_.begin() + long(i));
+  }
   // Appends a section (a tag may repeat).
   void add_section(const std::string& tag, std::vector<uint8_t> payload) { sections_.push_back({tag, std::move(payload)}); }
 

@@ -152,7 +152,8 @@ TEST(ArchiveReader, FileErrorsNameThePath) {
   ASSERT_TRUE(write_archive(sample_contents(), path).ok());
   Expected<std::vector<uint8_t>> bytes = read_file_bytes(path);
   ASSERT_TRUE(bytes.ok());
-  (*bytes)[8] = 9;   // major version 9
+  (*bytes)[8] = 9;    // major version 9
+  (*bytes)[10] = 0;   // minor 0: version 9.0
   ASSERT_TRUE(write_file_atomic(path, *bytes).ok());
   Expected<ArchiveContents> c = read_archive_file(path);
   ASSERT_FALSE(c.ok());
@@ -224,7 +225,7 @@ TEST(ArchiveInspect, DescribesEveryRegion) {
   std::vector<uint8_t> bytes = serialize_ok(sample_contents());
   Expected<std::string> json = inspect_json(bytes);
   ASSERT_TRUE(json.ok());
-  for (const char* needle : {"\"format\": \"2.0\"", "\"tesserac.version\": \"0.1.0\"", "\"name\": \"vadd\"",
+  for (const char* needle : {"\"format\": \"2.1\"", "\"tesserac.version\": \"0.1.0\"", "\"name\": \"vadd\"",
                              "\"target\": \"cuda:sm_90\"", "\"cuda.grid\": \"cdiv(n,256),1,1\"",
                              "\"verdict\": \"PASS\"", "\"reason\": \"no CUDA device\"", "\"shape\": [\n            4,\n            \"M\"\n          ]"})
     EXPECT_NE(json->find(needle), std::string::npos) << needle << "\n" << *json;

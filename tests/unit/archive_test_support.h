@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "archive/archive_contents.h"
+#include "support/sha256.h"
 #include "support/subprocess.h"
 #include "targets/x86/x86_kernel_abi_text.h"
 
@@ -149,6 +150,27 @@ inline ArchiveContents sample_contents() {
   only.bytes = std::vector<uint8_t>(5000, 0x33);
   s.variants.push_back(only);
   c.kernels.push_back(s);
+  return c;
+}
+
+// A receipt bound to `kernel`'s variant `target` (its blob's SHA-256); the
+// stub never parses the text, so any UTF-8 does.
+inline ArchiveReceipt receipt_for(const ArchiveKernel& kernel, const TargetName& target, const std::string& text) {
+  for (const Artifact& a : kernel.variants)
+    if (a.target == target) return ArchiveReceipt{target, sha256_hex(a.bytes.data(), a.bytes.size()), text};
+  return ArchiveReceipt{target, std::string(64, '0'), text};
+}
+
+// sample_contents() with receipts (format 2.1), in archive order: RCPT 0
+// scale cuda:sm_90; 1 vadd x86:v1; 2, 3 vadd x86:v3 "...A", "...B".
+inline ArchiveContents sample_with_receipts() {
+  ArchiveContents c = sample_contents();
+  ArchiveKernel& vadd = c.kernels[0];
+  ArchiveKernel& scale = c.kernels[1];
+  vadd.receipts = {receipt_for(vadd, {"x86", "v3"}, "format = 1\nkernel = \"vadd\"  # B\n"),
+                   receipt_for(vadd, {"x86", "v1"}, "format = 1\nkernel = \"vadd\"\n"),
+                   receipt_for(vadd, {"x86", "v3"}, "format = 1\nkernel = \"vadd\"  # A\n")};
+  scale.receipts = {receipt_for(scale, {"cuda", "sm_90"}, "format = 1\nkernel = \"scale\"\n")};
   return c;
 }
 

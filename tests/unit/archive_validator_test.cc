@@ -6,6 +6,7 @@
 // archives (verify, read_archive for merge, inspect).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <functional>
 #include <string>
 #include <vector>
@@ -50,9 +51,9 @@ std::string blob_range(const std::vector<uint8_t>& b, size_t var, uint64_t off_d
   return "[" + std::to_string(off + off_delta) + ", +" + std::to_string(size) + ")";
 }
 
-void check(const Case& c) {
+void check(const Case& c, const std::vector<uint8_t>& base = sample_bytes()) {
   SCOPED_TRACE(c.name);
-  ArchiveEditor editor(sample_bytes());
+  ArchiveEditor editor(base);
   c.edit(editor);
   const std::vector<uint8_t> b = editor.bytes();
   ASSERT_FALSE(b.empty());
@@ -211,6 +212,63 @@ TEST(ArchiveValidator, KernelRulesCheckedOnFirstUse) {
   for (const Case& c : cases) check(c);
 }
 
+// Receipts (format 2.1, RCPT): sample_with_receipts() has RCPT 0 scale
+// cuda:sm_90, 1 vadd x86:v1, 2 and 3 vadd x86:v3 (bytes "...A" < "...B").
+const std::vector<uint8_t>& receipt_sample_bytes() {
+  static const std::vector<uint8_t> bytes = *serialize_archive(testing::sample_with_receipts());
+  return bytes;
+}
+
+TEST(ArchiveValidator, ReceiptRules) {
+  const std::string v1 = "kernel 'vadd' receipt x86:v1: ";
+  const std::vector<Case> cases = {
+      {"RCPT records at least 64 bytes", [](ArchiveEditor& e) { put_le(e.section("RCPT").data(), 56, 4); },
+       Stage::open, TSR_ERROR_CORRUPT, "section RCPT: record size 56 < 64"},
+      {"RCPT once", [](ArchiveEditor& e) { e.add_section("RCPT", {64, 0, 0, 0, 0, 0, 0, 0}); },
+       Stage::open, TSR_ERROR_CORRUPT, "index: duplicate section RCPT"},
+      {"receipt kernel index in range", [](ArchiveEditor& e) { put_le(e.record("RCPT", 1), 2, 4); },
+       Stage::open, TSR_ERROR_CORRUPT, "receipt 1 has a bad kernel index"},
+      {"receipts sorted by kernel", [](ArchiveEditor& e) { put_le(e.record("RCPT", 3), 0, 4); },
+       Stage::open, TSR_ERROR_CORRUPT, "receipt 3 has a bad kernel index"},
+      {"receipt target a name", [](ArchiveEditor& e) { e.set_string("RCPT", 1, 8, "x:86"); },
+       Stage::first_use, TSR_ERROR_CORRUPT, "kernel 'vadd': receipt 0 has a bad target kind or arch"},
+      {"receipt text UTF-8", [](ArchiveEditor& e) { e.set_string("RCPT", 1, 56, "format = 1 # \xff"); },
+       Stage::first_use, TSR_ERROR_CORRUPT, v1 + "text is not UTF-8"},
+      {"receipt text in STRS", [](ArchiveEditor& e) { put_le(e.record("RCPT", 1) + 56, 1u << 30, 4); },
+       Stage::first_use, TSR_ERROR_CORRUPT, v1 + "text is not a valid string reference"},
+      {"receipt text not empty", [](ArchiveEditor& e) { e.set_string("RCPT", 1, 56, ""); },
+       Stage::first_use, TSR_ERROR_CORRUPT, v1 + "size 0 is not in 1..65536"},
+      {"receipt binds to a variant of its target", [](ArchiveEditor& e) { e.set_string("RCPT", 1, 16, "v2x"); },
+       Stage::first_use, TSR_ERROR_CORRUPT, "kernel 'vadd' receipt x86:v2x: the kernel has no variant of that target"},
+      {"receipt binds to the variant's blob hash", [](ArchiveEditor& e) { e.record("RCPT", 1)[24 + 31] ^= 0x01; },
+       Stage::first_use, TSR_ERROR_CORRUPT, v1 + "artifact sha256 is not the variant's"},
+      {"receipt hash of another kernel's variant", [](ArchiveEditor& e) { e.record("RCPT", 0)[24] ^= 0x80; },
+       Stage::first_use, TSR_ERROR_CORRUPT, "kernel 'scale' receipt cuda:sm_90: artifact sha256 is not the variant's", 0},
+      {"receipts unique", [](ArchiveEditor& e) { e.copy_ref("RCPT", 2, 3, 56); },
+       Stage::first_use, TSR_ERROR_CORRUPT, "kernel 'vadd' receipt x86:v3: receipt appears twice"},
+      {"receipts sorted by bytes", [](ArchiveEditor& e) { e.set_string("RCPT", 2, 56, "zz"); },
+       Stage::first_use, TSR_ERROR_CORRUPT, "kernel 'vadd' receipt x86:v3: receipts not sorted by target and bytes"},
+      {"receipts sorted by target",   // records 1 and 2 swapped: each still binds to its variant
+       [](ArchiveEditor& e) { std::swap_ranges(e.record("RCPT", 1), e.record("RCPT", 1) + 64, e.record("RCPT", 2)); },
+       Stage::first_use, TSR_ERROR_CORRUPT, "kernel 'vadd' receipt x86:v1: receipts not sorted by target and bytes"},
+  };
+  for (const Case& c : cases) check(c, receipt_sample_bytes());
+}
+
+// The size bound needs an index larger than the editor can reseal in place:
+// the writer runs the same validator on what it wrote and returns its message.
+TEST(ArchiveValidator, ReceiptSizeBounded) {
+  ArchiveContents c = testing::sample_with_receipts();
+  c.kernels[0].receipts.resize(1);
+  c.kernels[0].receipts[0].bytes = std::string(65536, '#');
+  Expected<std::vector<uint8_t>> at_limit = serialize_archive(c);
+  ASSERT_TRUE(at_limit.ok()) << at_limit.error().message();
+  c.kernels[0].receipts[0].bytes += "#";
+  Expected<std::vector<uint8_t>> over = serialize_archive(c);
+  ASSERT_FALSE(over.ok());
+  EXPECT_EQ(over.error().message(), "kernel 'vadd' receipt x86:v3: size 65537 is not in 1..65536");
+}
+
 // The offset of blob `var` in the file.
 size_t blob_at(const std::vector<uint8_t>& b, size_t var) {
   ArchiveEditor e(b);
@@ -227,8 +285,8 @@ TEST(ArchiveValidator, ArchiveRulesCheckedByVerify) {
          for (const auto& [tag, range] : testing::section_ranges(good)) end = range.second;
          return (end + 7) / 8 * 8 - le(good, 24, 8);
        }()) + " has a tag that is not printable ASCII"},
-      {"section tags unique", [](ArchiveEditor& e) { e.add_section("RCPT", {}); e.add_section("RCPT", {}); },
-       Stage::verify, TSR_ERROR_CORRUPT, "index: duplicate section RCPT"},
+      {"section tags unique", [](ArchiveEditor& e) { e.add_section("NEWS", {}); e.add_section("NEWS", {}); },
+       Stage::verify, TSR_ERROR_CORRUPT, "index: duplicate section NEWS"},
       {"STRS ends with NUL", [](ArchiveEditor& e) { e.section("STRS").push_back('x'); },
        Stage::verify, TSR_ERROR_CORRUPT, "section STRS: does not end with a NUL byte"},
       {"blobs do not overlap across kernels",
@@ -251,16 +309,16 @@ TEST(ArchiveValidator, ArchiveRulesCheckedByVerify) {
 
 TEST(ArchiveValidator, NonzeroPaddingInTheIndexFailsVerify) {
   ArchiveEditor e(sample_bytes());
-  e.add_section("RCPT", {1, 2, 3});
+  e.add_section("NEWS", {1, 2, 3});
   std::vector<uint8_t> b = e.bytes();
   const auto ranges = testing::section_ranges(b);
-  b[ranges.back().second.second + 1] = 0x5a;   // inside RCPT's padding to 8
+  b[ranges.back().second.second + 1] = 0x5a;   // inside NEWS's padding to 8
   testing::reseal(b);
   tsr_archive* a = nullptr;
   ASSERT_EQ(tsr_archive_open_memory(b.data(), b.size(), nullptr, &a), TSR_OK);
   char msg[256];
   EXPECT_EQ(tsr_archive_verify(a, msg, sizeof msg), TSR_ERROR_CORRUPT);
-  EXPECT_STREQ(msg, "index: nonzero padding after section RCPT");
+  EXPECT_STREQ(msg, "index: nonzero padding after section NEWS");
   tsr_archive_close(a);
 }
 

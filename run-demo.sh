@@ -1,7 +1,10 @@
 #!/bin/bash
 # The main job: install dependencies, build tesserac, compile the shipped
-# specs for every available target, run the oracle on this machine, print the
-# verdict table, then write, verify and inspect the fat archive out/kernels.tfat.
+# specs for every available target, run the oracle on this machine (GPU
+# targets without a device in the CPU emulator), print the verdict table,
+# write, verify and inspect the fat archive out/kernels.tfat, then qualify it
+# on this machine's hardware and admit the receipts into
+# out/kernels.qualified.tfat.
 set -euo pipefail
 cd "$(dirname "$0")"
 packaging/install-deps.sh
@@ -11,7 +14,17 @@ echo
 ./build/tesserac targets
 echo
 mkdir -p out
-./build/tesserac build specs/ -o out/kernels.tfat --json out/verdicts.json "$@"
+# --emulate: a GPU target without a device runs its generated source in the
+# CPU emulator (PASS_EMULATED, never a hardware PASS; docs/emulator.md).
+./build/tesserac build specs/ -o out/kernels.tfat --json out/verdicts.json --emulate "$@"
 echo
 ./build/tesserac verify out/kernels.tfat
 ./build/tesserac inspect out/kernels.tfat
+echo
+# Hardware qualification (docs/receipt-format.md): the oracle again on the
+# archive's own bytes on this machine, one receipt per hardware PASS, then
+# the receipts attached to a copy of the archive.
+rm -rf out/receipts
+./build/tesserac qualify out/kernels.tfat --receipts-out out/receipts
+./build/tesserac admit out/kernels.tfat --receipts out/receipts -o out/kernels.qualified.tfat
+./build/tesserac verify out/kernels.qualified.tfat

@@ -6,4 +6,10 @@ packaging/install-deps.sh
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build build
 cd build
-ctest --output-on-failure --timeout 900 -j"$(nproc)"
+# The emulated CUDA set first, timed on its own (issue 9: every shipped spec's
+# generated GPU source in the CPU emulator, the injected bugs, the checks),
+# then everything else.
+start=$(date +%s)
+ctest --output-on-failure --timeout 900 -j"$(nproc)" -R '^CudaEmulator'
+echo "emulated CUDA set: $(($(date +%s) - start)) s on $(nproc) cores"
+ctest --output-on-failure --timeout 900 -j"$(nproc)" -E '^CudaEmulator'

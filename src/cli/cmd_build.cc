@@ -10,6 +10,7 @@
 
 #include "cli/command_files.h"
 #include "cli/commands.h"
+#include "cli/receipt_options.h"
 #include "cli/spec_selection.h"
 #include "archive/archive_writer.h"
 #include "driver/assemble_archive.h"
@@ -30,6 +31,7 @@ struct BuildOptions {
   std::string out_dir;
   std::string depfile;
   bool no_oracle = false;
+  ReceiptOptions receipts;
 };
 
 // Rows with an artifact come from a registered target: it was compiled there.
@@ -96,7 +98,12 @@ RunFn register_build(CLI::App& app) {
   sub->add_option("--depfile", opts->depfile,
                   "Also write a Makefile-syntax depfile for -o (the specs and spec directories read)");
   sub->add_flag("--no-oracle", opts->no_oracle, "Do not run the oracle; verdicts are NOT_RUN (skipped by request)");
+  add_receipt_options(sub, opts->receipts, /*required=*/false);
   return [opts]() -> int {
+    if (opts->output.empty() && (!opts->receipts.paths.empty() || opts->receipts.require))
+      return report_error("--receipts and --require-receipts need -o FILE.tfat", kExitUsage);
+    if (!opts->receipts.trusted_keys.empty() && opts->receipts.paths.empty())
+      return report_error("--trusted-keys needs --receipts", kExitUsage);
     // Refuse before any work: an output that would overwrite an input or
     // another output, a depfile that cannot name its paths.
     const std::vector<CommandPath> inputs = spec_input_paths(opts->selection.specs);
@@ -140,7 +147,9 @@ RunFn register_build(CLI::App& app) {
                             kExitInvalid);
     }
     if (!opts->output.empty()) {
-      Status written = write_archive(assemble_archive(specs, rows), opts->output);
+      ArchiveContents contents = assemble_archive(specs, rows);
+      if (int rc = apply_receipts(opts->receipts, contents); rc != kExitOk) return rc;
+      Status written = write_archive(contents, opts->output);
       if (!written.ok()) return report(written.error());
     }
     if (depfile_text) {

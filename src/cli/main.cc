@@ -49,6 +49,8 @@ int run_command_line(int argc, char** argv) {
   add(register_verify);
   add(register_merge);
   add(register_embed);
+  add(register_qualify);
+  add(register_admit);
   add(register_targets);
   apply_option_policy(app);
 

@@ -5,15 +5,13 @@
 #include <map>
 
 #include "codecs/codec.h"
+#include "receipts/receipt_limits.h"
 #include "support/file_io.h"
 #include "support/sha256.h"
 
 namespace tsr {
 
 namespace {
-
-// A receipt is small; this bounds what one file may make us hold (docs/limits.md).
-constexpr uint64_t kMaxReceiptBytes = 64 * 1024;
 
 std::vector<std::string> receipt_files(const std::vector<std::string>& paths) {
   std::vector<std::string> files;
@@ -45,7 +43,7 @@ Expected<std::vector<LoadedReceipt>> load_receipts(const std::vector<std::string
   std::vector<LoadedReceipt> out;
   std::string first_refused;
   for (const std::string& file : receipt_files(paths)) {
-    Expected<std::string> bytes = read_input_file(file, kMaxReceiptBytes, "receipt file");
+    Expected<std::string> bytes = read_input_file(file, kMaxReceiptFileBytes, "receipt file");
     if (!bytes) return invalid_input(file + ": " + bytes.error().message());
     if (trusted) {
       // The signature first (in-toto/DSSE order): nothing of an unverified receipt is parsed.

@@ -1,0 +1,163 @@
+// tesserac qualify ARCHIVE.tfat [-t TARGET,...] --receipts-out DIR [--sign KEY]
+// [--seed N] [--json FILE]: runs the oracle on the archive's own variants,
+// launched through libtesserart on the hardware present, and writes one
+// receipt per hardware PASS (docs/receipt-format.md). FAIL writes none and
+// exits 1; NOT_RUN writes none and says so per variant.
+#include <filesystem>
+#include <iostream>
+#include <memory>
+
+#include "archive/archive_reader.h"
+#include "cli/command_files.h"
+#include "cli/commands.h"
+#include "driver/embedded_specs.h"
+#include "identity/identity.h"
+#include "driver/plan.h"
+#include "driver/qualify.h"
+#include "driver/stub_routed_target.h"
+#include "receipts/receipt.h"
+#include "receipts/receipt_from_run.h"
+#include "receipts/receipt_signature.h"
+#include "support/decimal.h"
+#include "support/file_io.h"
+#include "targets/registry.h"
+#include "tesserart.h"
+
+namespace tsr::cli {
+
+namespace {
+
+struct QualifyCommandOptions {
+  std::string archive;
+  std::vector<std::string> targets;
+  std::string receipts_out;
+  std::string sign_key;
+  std::string json;
+  uint64_t seed = OracleOptions{}.seed;
+};
+
+// Launches timed per hardware PASS for the receipt's median latency.
+constexpr int kTimedLaunches = 5;
+
+bool selected(const TargetName& t, const std::vector<TargetName>& only) {
+  if (only.empty()) return true;
+  for (const TargetName& o : only)
+    if (o == t) return true;
+  return false;
+}
+
+// The oracle on one stored variant, through the stub, and its receipt if it
+// is a hardware PASS.
+VerdictRow qualify_variant(const KernelSpec& spec, const Artifact& variant, tsr_archive* archive, uint64_t seed,
+                           const std::string& qualified_at, std::optional<Receipt>& receipt) {
+  VerdictRow row;
+  row.kernel = spec.name;
+  row.identity = kernel_identity(spec);
+  row.target = variant.target;
+  const Target* target = find_target(variant.target.kind);
+  if (!target) {
+    row.report = not_run("no target kind '" + variant.target.kind + "' in this tesserac", spec, seed);
+    return row;
+  }
+  std::unique_ptr<StubRoutedTarget> routed = make_stub_routed_target(*target, archive, variant.target);
+  OracleOptions options;
+  options.seed = seed;
+  options.timed_launches = kTimedLaunches;
+  row.report = run_oracle(spec, *routed, variant, options);
+  row.route = routed->route();
+  receipt = receipt_from_run(spec, variant, row.report, routed->device(variant.target.arch), row.route, qualified_at);
+  return row;
+}
+
+}  // namespace
+
+RunFn register_qualify(CLI::App& app) {
+  auto opts = std::make_shared<QualifyCommandOptions>();
+  CLI::App* sub = app.add_subcommand(
+      "qualify", "Run the oracle on an archive's variants on the hardware present; write a receipt per hardware PASS");
+  sub->add_option("archive", opts->archive, "The .tfat archive to qualify")->required();
+  sub->add_option("-t,--target", opts->targets, "Only these targets (comma-separated or repeated); default: all");
+  sub->add_option("--receipts-out", opts->receipts_out, "Directory for the receipts (created if missing)")
+      ->required();
+  sub->add_option("--sign", opts->sign_key, "Sign each receipt with this Ed25519 private key (PEM)");
+  sub->add_option("--json", opts->json, "Also write the verdicts as JSON to FILE");
+  sub->add_option_function<std::string>(
+      "--seed",
+      [opts](const std::string& text) {
+        const std::optional<uint64_t> seed = parse_decimal_u64(text);
+        if (!seed) throw CLI::ValidationError("--seed", "invalid seed '" + text + "' (expected a decimal integer)");
+        opts->seed = *seed;
+      },
+      "Oracle input seed, decimal 0..2^64-1")
+      ->type_name("N");
+  return [opts]() -> int {
+    std::vector<CommandPath> outputs = {{"--receipts-out", opts->receipts_out}};
+    if (!opts->json.empty()) outputs.push_back({"--json", opts->json});
+    if (int rc = check_outputs({{"archive", opts->archive}}, outputs); rc != kExitOk) return rc;
+    Expected<std::vector<TargetName>> only = parse_target_list(opts->targets);
+    if (!only) return report(only.error());
+    const std::string qualified_at = qualification_time();
+    if (qualified_at.empty())
+      return report_error("SOURCE_DATE_EPOCH must be a decimal number of seconds (0..253402300799)", kExitUsage);
+    std::shared_ptr<SigningKey> key;
+    if (!opts->sign_key.empty()) {
+      Expected<std::shared_ptr<SigningKey>> loaded = load_signing_key(opts->sign_key);
+      if (!loaded) return report(loaded.error());
+      key = *loaded;
+    }
+    Expected<ArchiveContents> contents = read_archive_file(opts->archive);
+    if (!contents) return report(contents.error());
+    char message[512] = "";
+    tsr_open_options open_options{TSR_OPEN_VERIFY_BLOBS, message, sizeof message};
+    tsr_archive* raw = nullptr;
+    if (tsr_archive_open_file(opts->archive.c_str(), &open_options, &raw) != TSR_OK)
+      return report_error(opts->archive + ": " + message, kExitInvalid);
+    std::unique_ptr<tsr_archive, void (*)(tsr_archive*)> archive(raw, tsr_archive_close);
+
+    std::error_code ec;
+    std::filesystem::create_directories(opts->receipts_out, ec);
+    if (ec || !std::filesystem::is_directory(opts->receipts_out))
+      return report_error(opts->receipts_out + ": cannot create the receipts directory" +
+                              (ec ? ": " + ec.message() : std::string(" (not a directory)")),
+                          kExitInvalid);
+
+    std::vector<VerdictRow> rows;
+    std::vector<std::string> lines;
+    bool failed = false;
+    for (const ArchiveKernel& kernel : contents->kernels) {
+      Expected<KernelSpec> spec = embedded_spec(contents->metadata, kernel.name, kernel.identity, opts->archive);
+      if (!spec) return report(spec.error());
+      for (const Artifact& variant : kernel.variants) {
+        if (!selected(variant.target, *only)) continue;
+        std::optional<Receipt> receipt;
+        rows.push_back(qualify_variant(*spec, variant, archive.get(), opts->seed, qualified_at, receipt));
+        const VerdictRow& row = rows.back();
+        failed = failed || row.report.verdict == Verdict::fail;
+        const std::string what = kernel.name + " on " + variant.target.str();
+        if (!receipt) {
+          lines.push_back("no receipt for " + what + ": " + verdict_name(row.report.verdict) +
+                          (row.report.verdict == Verdict::fail ? " (see the table)"
+                                                               : " (" + row.report.reason + ")"));
+          continue;
+        }
+        std::string bytes = write_receipt(*receipt);
+        if (key) {
+          Expected<std::string> signed_bytes = sign_receipt_bytes(bytes, *key);
+          if (!signed_bytes) return report(signed_bytes.error());
+          bytes = std::move(*signed_bytes);
+        }
+        const std::string path = (std::filesystem::path(opts->receipts_out) / receipt_file_name(*receipt)).string();
+        if (Status written = write_file_atomic(path, bytes); !written.ok()) return report(written.error());
+        lines.push_back("receipt for " + what + ": " + path + (key ? " (signed, key " + signing_key_id(*key) + ")" : ""));
+      }
+    }
+    std::cout << render_verdict_table(rows);
+    for (const std::string& line : lines) std::cout << line << "\n";
+    if (!opts->json.empty())
+      if (Status written = write_file_atomic(opts->json, render_verdict_json(rows)); !written.ok())
+        return report(written.error());
+    return failed ? kExitInvalid : kExitOk;
+  };
+}
+
+}  // namespace tsr::cli

@@ -29,14 +29,7 @@ ArchiveContents with_receipt(const std::function<void(Receipt&)>& edit = [](Rece
   ArchiveContents c = testing::sample_contents();
   ArchiveKernel& vadd = c.kernels[0];
   const Artifact& v3 = vadd.variants[0];
-  Receipt r = testing::x86_receipt();
-  r.kernel = vadd.name;
-  r.identity = vadd.identity;
-  r.family = vadd.family;
-  r.codec_version = find_codec(*family_from_name(vadd.family))->version();
-  r.target = v3.target;
-  r.artifact_sha256 = sha256_hex(v3.bytes.data(), v3.bytes.size());
-  r.artifact_key = v3.key;
+  Receipt r = testing::receipt_for(vadd, v3);
   edit(r);
   vadd.receipts = {ArchiveReceipt{v3.target, sha256_hex(v3.bytes.data(), v3.bytes.size()), write_receipt(r)}};
   return c;

@@ -14,19 +14,7 @@ namespace tsr {
 namespace {
 
 // A receipt that binds exactly to sample_contents' vadd x86:v3.
-Receipt binding_receipt(const ArchiveContents& c) {
-  const ArchiveKernel& vadd = c.kernels[0];
-  const Artifact& v3 = vadd.variants[0];
-  Receipt r = testing::x86_receipt();
-  r.kernel = vadd.name;
-  r.identity = vadd.identity;
-  r.family = vadd.family;
-  r.codec_version = find_codec(*family_from_name(vadd.family))->version();
-  r.target = v3.target;
-  r.artifact_sha256 = sha256_hex(v3.bytes.data(), v3.bytes.size());
-  r.artifact_key = v3.key;
-  return r;
-}
+Receipt binding_receipt(const ArchiveContents& c) { return testing::receipt_for(c.kernels[0], c.kernels[0].variants[0]); }
 
 LoadedReceipt loaded(const Receipt& r, const std::string& path = "r.toml") { return {path, write_receipt(r), r}; }
 

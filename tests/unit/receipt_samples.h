@@ -7,7 +7,10 @@
 #include <string>
 #include <vector>
 
+#include "archive/archive_contents.h"
+#include "codecs/codec.h"
 #include "receipts/receipt.h"
+#include "support/sha256.h"
 
 namespace tsr::testing {
 
@@ -35,6 +38,19 @@ inline Receipt x86_receipt() {
   r.oracle.trial_shapes = {ReceiptTrial{{{"N", 1}}}, ReceiptTrial{{{"N", 17}}}, ReceiptTrial{{{"N", 4096}}}};
   r.measurement = ReceiptMeasurement{"memfd+dlopen", 812.5, 200};
   r.qualified_at = "2026-12-01T14:00:00Z";
+  return r;
+}
+
+// x86_receipt() bound exactly to `variant` of `kernel` (every admission field matches).
+inline Receipt receipt_for(const ArchiveKernel& kernel, const Artifact& variant) {
+  Receipt r = x86_receipt();
+  r.kernel = kernel.name;
+  r.identity = kernel.identity;
+  r.family = kernel.family;
+  r.codec_version = find_codec(*family_from_name(kernel.family))->version();
+  r.target = variant.target;
+  r.artifact_sha256 = sha256_hex(variant.bytes.data(), variant.bytes.size());
+  r.artifact_key = variant.key;
   return r;
 }
 

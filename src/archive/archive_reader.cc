@@ -130,7 +130,10 @@ Error with_path(const std::string& path, const Error& e) { return Error(e.kind()
 Expected<ArchiveContents> read_archive(std::span<const uint8_t> bytes) {
   Expected<ArchiveHandle> handle = open_verified_archive(bytes);
   if (!handle) return handle.take_error();
-  tsr_archive* a = handle->get();
+  return read_archive(handle->get());
+}
+
+Expected<ArchiveContents> read_archive(tsr_archive* a) {
   tsr_archive_info info;
   if (Status s = stub_status(tsr_archive_get_info(a, &info)); !s) return s.take_error();
   ArchiveContents c;
@@ -161,6 +164,17 @@ Expected<ArchiveContents> read_archive_file(const std::string& path) {
   Expected<ArchiveContents> c = read_archive(*bytes);
   if (!c) return with_path(path, c.error());
   return c;
+}
+
+Expected<VerifiedArchiveFile> open_verified_archive_file(const std::string& path) {
+  VerifiedArchiveFile file;
+  Expected<std::vector<uint8_t>> bytes = read_file_bytes(path);
+  if (!bytes) return bytes.take_error();
+  file.bytes = std::move(*bytes);
+  Expected<ArchiveHandle> handle = open_verified_archive(file.bytes);
+  if (!handle) return with_path(path, handle.error());
+  file.handle = std::move(*handle);
+  return file;
 }
 
 Status verify_archive_file(const std::string& path) {

@@ -35,6 +35,17 @@ Status stub_status(tsr_status s, const char* message = "");
 // Every kernel, variant (blob bytes included), verdict and metadata entry of
 // a verified archive, in archive order (the writer's canonical order).
 Expected<ArchiveContents> read_archive(std::span<const uint8_t> bytes);
+// The same from an archive open_verified_archive already opened.
+Expected<ArchiveContents> read_archive(tsr_archive* verified);
+
+// An archive file read once and verified: its bytes and the stub's handle on
+// them, for a command that both reads the records and launches kernels.
+struct VerifiedArchiveFile {
+  std::vector<uint8_t> bytes;
+  ArchiveHandle handle;   // borrows `bytes`; declared after them, so closed first
+};
+// As open_verified_archive; the message starts with the path, once.
+Expected<VerifiedArchiveFile> open_verified_archive_file(const std::string& path);
 // As read_archive; the message starts with the path, once.
 Expected<ArchiveContents> read_archive_file(const std::string& path);
 

@@ -3,6 +3,7 @@
 // launched through libtesserart on the hardware present, and writes one
 // receipt per hardware PASS (docs/receipt-format.md). FAIL writes none and
 // exits 1; NOT_RUN writes none and says so per variant.
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
 #include <memory>
@@ -18,7 +19,7 @@
 #include "receipts/receipt.h"
 #include "receipts/receipt_from_run.h"
 #include "receipts/receipt_signature.h"
-#include "support/decimal.h"
+#include "cli/spec_selection.h"
 #include "support/file_io.h"
 #include "targets/registry.h"
 #include "tesserart.h"
@@ -40,10 +41,7 @@ struct QualifyCommandOptions {
 constexpr int kTimedLaunches = 5;
 
 bool selected(const TargetName& t, const std::vector<TargetName>& only) {
-  if (only.empty()) return true;
-  for (const TargetName& o : only)
-    if (o == t) return true;
-  return false;
+  return only.empty() || std::find(only.begin(), only.end(), t) != only.end();
 }
 
 // The oracle on one stored variant, through the stub, and its receipt if it
@@ -81,15 +79,7 @@ RunFn register_qualify(CLI::App& app) {
       ->required();
   sub->add_option("--sign", opts->sign_key, "Sign each receipt with this Ed25519 private key (PEM)");
   sub->add_option("--json", opts->json, "Also write the verdicts as JSON to FILE");
-  sub->add_option_function<std::string>(
-      "--seed",
-      [opts](const std::string& text) {
-        const std::optional<uint64_t> seed = parse_decimal_u64(text);
-        if (!seed) throw CLI::ValidationError("--seed", "invalid seed '" + text + "' (expected a decimal integer)");
-        opts->seed = *seed;
-      },
-      "Oracle input seed, decimal 0..2^64-1")
-      ->type_name("N");
+  add_seed_option(sub, opts->seed);
   return [opts]() -> int {
     std::vector<CommandPath> outputs = {{"--receipts-out", opts->receipts_out}};
     if (!opts->json.empty()) outputs.push_back({"--json", opts->json});
@@ -105,14 +95,11 @@ RunFn register_qualify(CLI::App& app) {
       if (!loaded) return report(loaded.error());
       key = *loaded;
     }
-    Expected<ArchiveContents> contents = read_archive_file(opts->archive);
-    if (!contents) return report(contents.error());
-    char message[512] = "";
-    tsr_open_options open_options{TSR_OPEN_VERIFY_BLOBS, message, sizeof message};
-    tsr_archive* raw = nullptr;
-    if (tsr_archive_open_file(opts->archive.c_str(), &open_options, &raw) != TSR_OK)
-      return report_error(opts->archive + ": " + message, kExitInvalid);
-    std::unique_ptr<tsr_archive, void (*)(tsr_archive*)> archive(raw, tsr_archive_close);
+    // Read and verified once: the records come from the same open archive the kernels launch from.
+    Expected<VerifiedArchiveFile> archive = open_verified_archive_file(opts->archive);
+    if (!archive) return report(archive.error());
+    Expected<ArchiveContents> contents = read_archive(archive->handle.get());
+    if (!contents) return report_error(opts->archive + ": " + contents.error().message(), exit_code_for(contents.error()));
 
     std::error_code ec;
     std::filesystem::create_directories(opts->receipts_out, ec);
@@ -130,7 +117,7 @@ RunFn register_qualify(CLI::App& app) {
       for (const Artifact& variant : kernel.variants) {
         if (!selected(variant.target, *only)) continue;
         std::optional<Receipt> receipt;
-        rows.push_back(qualify_variant(*spec, variant, archive.get(), opts->seed, qualified_at, receipt));
+        rows.push_back(qualify_variant(*spec, variant, archive->handle.get(), opts->seed, qualified_at, receipt));
         const VerdictRow& row = rows.back();
         failed = failed || row.report.verdict == Verdict::fail;
         const std::string what = kernel.name + " on " + variant.target.str();

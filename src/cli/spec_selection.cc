@@ -17,21 +17,26 @@ void add_spec_selection_options(CLI::App* sub, SpecSelection& selection) {
   sub->add_option("specs", selection.specs, "Spec files or directories of *.yaml specs")->required();
   sub->add_option("-t,--target", selection.targets, "Targets (comma-separated or repeated); default: all");
   sub->add_option("--json", selection.json, "Also write the verdicts as JSON to FILE");
-  sub->add_option_function<std::string>(
-      "--seed",
-      [&selection](const std::string& text) {
-        const std::optional<uint64_t> seed = parse_decimal_u64(text);
-        if (!seed)
-          throw CLI::ValidationError("--seed", "invalid seed '" + text + "' (expected a decimal integer from 0 to " +
-                                                   std::to_string(UINT64_MAX) + ")");
-        selection.seed = *seed;
-      },
-      "Oracle input seed, decimal 0..2^64-1 (printed with every verdict)")
-      ->type_name("N");
+  add_seed_option(sub, selection.seed);
   add_error_limit_option(sub, selection.error_limit);
   sub->add_flag("--emulate", selection.emulate,
                 "Run cuda targets that have no device in the CPU emulator: PASS_EMULATED or FAIL, "
                 "never a hardware PASS (docs/emulator.md)");
+}
+
+void add_seed_option(CLI::App* sub, uint64_t& seed) {
+  sub->add_option_function<std::string>(
+         "--seed",
+         [&seed](const std::string& text) {
+           const std::optional<uint64_t> value = parse_decimal_u64(text);
+           if (!value)
+             throw CLI::ValidationError("--seed", "invalid seed '" + text +
+                                                      "' (expected a decimal integer from 0 to " +
+                                                      std::to_string(UINT64_MAX) + ")");
+           seed = *value;
+         },
+         "Oracle input seed, decimal 0..2^64-1 (printed with every verdict)")
+      ->type_name("N");
 }
 
 std::optional<LoadedSelection> load_selection(const SpecSelection& selection, int& exit_code) {

@@ -24,6 +24,9 @@ struct SpecSelection {
 
 void add_spec_selection_options(CLI::App* sub, SpecSelection& selection);
 
+// --seed N: the oracle's input seed, decimal 0..2^64-1 (checked: CLI11 would wrap -1).
+void add_seed_option(CLI::App* sub, uint64_t& seed);
+
 struct LoadedSelection {
   std::vector<KernelSpec> specs;
   std::vector<TargetName> targets;   // empty: not narrowed by -t

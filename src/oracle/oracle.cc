@@ -119,25 +119,38 @@ std::string format_double(double v) {
 
 }  // namespace
 
+namespace {
+
+// Bytes the oracle holds for trial i of `spec`.
+double trial_bytes(const KernelSpec& spec, const KernelAbi& abi, int trial) {
+  const std::map<std::string, int64_t> scalars = trial_scalars(spec, trial);
+  double bytes = 0.0;
+  for (const Binding* b : abi.buffers()) {
+    double count = 1.0;   // in double: static extents may multiply past int64
+    for (const Dim& d : b->shape) count *= static_cast<double>(d.is_static() ? d.value : scalars.at(d.name));
+    // Storage bytes and values as doubles, twice for the determinism rerun;
+    // an input also as the copy that proves it unchanged (twice); the
+    // output also widened to double and as reference values.
+    bytes += 2.0 * count * (dtype_size(b->dtype) + sizeof(double));
+    if (b->role == Role::input) bytes += 2.0 * count * dtype_size(b->dtype);
+    if (b->role == Role::output) bytes += count * (sizeof(double) + sizeof(ReferenceValue));
+  }
+  return bytes;
+}
+
+// The trial whose buffers are largest: what a latency figure is measured on.
+int largest_trial(const KernelSpec& spec, const KernelAbi& abi) {
+  int best = 0;
+  for (int i = 1; i < kTrialCount; ++i)
+    if (trial_bytes(spec, abi, i) > trial_bytes(spec, abi, best)) best = i;
+  return best;
+}
+
+}  // namespace
+
 double oracle_trial_bytes(const KernelSpec& spec) {
   const KernelAbi abi = kernel_abi(spec);
-  double peak = 0.0;
-  for (int i = 0; i < kTrialCount; ++i) {
-    const std::map<std::string, int64_t> scalars = trial_scalars(spec, i);
-    double bytes = 0.0;
-    for (const Binding* b : abi.buffers()) {
-      double count = 1.0;   // in double: static extents may multiply past int64
-      for (const Dim& d : b->shape) count *= static_cast<double>(d.is_static() ? d.value : scalars.at(d.name));
-      // Storage bytes and values as doubles, twice for the determinism rerun;
-      // an input also as the copy that proves it unchanged (twice); the
-      // output also widened to double and as reference values.
-      bytes += 2.0 * count * (dtype_size(b->dtype) + sizeof(double));
-      if (b->role == Role::input) bytes += 2.0 * count * dtype_size(b->dtype);
-      if (b->role == Role::output) bytes += count * (sizeof(double) + sizeof(ReferenceValue));
-    }
-    peak = std::max(peak, bytes);
-  }
-  return peak;
+  return trial_bytes(spec, abi, largest_trial(spec, abi));
 }
 
 namespace {
@@ -206,19 +219,6 @@ OracleReport run_trials(const KernelSpec& spec, const Target& target, const Arti
   }
   if (report.verdict != Verdict::fail) report.verdict = Verdict::pass;
   return report;
-}
-
-// The trial whose buffers are largest: what a latency figure is measured on.
-int largest_trial(const KernelSpec& spec, const KernelAbi& abi) {
-  int best = 0;
-  double best_elements = -1.0;
-  for (int i = 0; i < kTrialCount; ++i) {
-    const std::map<std::string, int64_t> scalars = trial_scalars(spec, i);
-    double elements = 0.0;
-    for (const Binding* b : abi.buffers()) elements += static_cast<double>(*abi.element_count(*b, scalars));
-    if (elements > best_elements) best = i, best_elements = elements;
-  }
-  return best;
 }
 
 // Median wall time of `launches` launches of the largest trial; the first

@@ -13,7 +13,7 @@ namespace tsr {
 
 namespace {
 
-std::vector<std::string> receipt_files(const std::vector<std::string>& paths) {
+Expected<std::vector<std::string>> receipt_files(const std::vector<std::string>& paths) {
   std::vector<std::string> files;
   for (const std::string& p : paths) {
     std::error_code ec;
@@ -22,8 +22,9 @@ std::vector<std::string> receipt_files(const std::vector<std::string>& paths) {
       continue;
     }
     std::vector<std::string> in_dir;
-    for (const auto& entry : std::filesystem::directory_iterator(p, ec))
-      if (entry.path().extension() == ".toml") in_dir.push_back(entry.path().string());
+    for (std::filesystem::directory_iterator it(p, ec), end; !ec && it != end; it.increment(ec))
+      if (it->path().extension() == ".toml") in_dir.push_back(it->path().string());
+    if (ec) return invalid_input(p + ": cannot list the receipts directory: " + ec.message());
     std::sort(in_dir.begin(), in_dir.end());
     files.insert(files.end(), in_dir.begin(), in_dir.end());
   }
@@ -42,7 +43,9 @@ Expected<std::vector<LoadedReceipt>> load_receipts(const std::vector<std::string
                                                    DiagnosticEngine& diag) {
   std::vector<LoadedReceipt> out;
   std::string first_refused;
-  for (const std::string& file : receipt_files(paths)) {
+  Expected<std::vector<std::string>> files = receipt_files(paths);
+  if (!files) return files.take_error();
+  for (const std::string& file : *files) {
     Expected<std::string> bytes = read_input_file(file, kMaxReceiptFileBytes, "receipt file");
     if (!bytes) return invalid_input(file + ": " + bytes.error().message());
     if (trusted) {

@@ -15,22 +15,6 @@ std::string row_status(const VerdictRow& row) {
 
 namespace {
 
-struct Counts {
-  int passed = 0, passed_emulated = 0, failed = 0, not_run = 0, compile_failed = 0;
-};
-
-Counts count(const std::vector<VerdictRow>& rows) {
-  Counts c;
-  for (const VerdictRow& r : rows) {
-    c.passed += r.report.verdict == Verdict::pass;
-    c.passed_emulated += r.report.verdict == Verdict::pass_emulated;
-    c.failed += r.report.verdict == Verdict::fail;
-    c.not_run += r.report.verdict == Verdict::not_run;
-    c.compile_failed += r.compile_failed;
-  }
-  return c;
-}
-
 std::string xml_escape(const std::string& text) {
   std::string out;
   for (unsigned char c : text) {
@@ -77,7 +61,7 @@ std::string render_build_report(const std::vector<VerdictRow>& rows, const Repor
     j["verdict_cache_hit"] = r.verdict_cached;
     results.push_back(j);
   }
-  const Counts c = count(rows);
+  const VerdictCounts c = count_verdicts(rows);
   nlohmann::ordered_json doc;
   doc["tesserac"] = TESSERAC_VERSION;
   doc["command"] = context.command;
@@ -101,7 +85,7 @@ std::string render_build_report(const std::vector<VerdictRow>& rows, const Repor
 }
 
 std::string render_junit(const std::vector<VerdictRow>& rows, const ReportContext& context) {
-  const Counts c = count(rows);
+  const VerdictCounts c = count_verdicts(rows);
   const int errors = c.compile_failed;
   int skipped = 0;
   for (const VerdictRow& r : rows) skipped += r.report.verdict == Verdict::not_run && !r.compile_failed;

@@ -341,7 +341,6 @@ std::string render_verdict_table(const std::vector<VerdictRow>& rows) {
                 static_cast<int>(tw), "TARGET", static_cast<int>(vw), "VERDICT", "MAX_ABS", "MAX_REL",
                 "BUDGET atol/rtol", "DETAIL");
   out += line;
-  int pass = 0, emulated = 0, fail = 0, not_run_count = 0;
   for (const VerdictRow& r : rows) {
     const OracleReport& rep = r.report;
     const bool ran = rep.verdict != Verdict::not_run;
@@ -357,17 +356,26 @@ std::string render_verdict_table(const std::vector<VerdictRow>& rows) {
                   ran ? num(rep.max_abs_err).c_str() : "-", ran ? num(rep.max_rel_err).c_str() : "-",
                   (num(rep.budget.atol) + "/" + num(rep.budget.rtol)).c_str(), detail.c_str());
     out += line;
-    pass += rep.verdict == Verdict::pass;
-    emulated += rep.verdict == Verdict::pass_emulated;
-    fail += rep.verdict == Verdict::fail;
-    not_run_count += rep.verdict == Verdict::not_run;
   }
   // Emulated passes are counted apart from hardware passes, and only named
   // when there are some, so a run without --emulate reads as it always has.
-  out += std::to_string(pass) + " passed, " +
-         (emulated ? std::to_string(emulated) + " passed emulated (not hardware), " : std::string()) +
-         std::to_string(fail) + " failed, " + std::to_string(not_run_count) + " not run\n";
+  const VerdictCounts c = count_verdicts(rows);
+  out += std::to_string(c.passed) + " passed, " +
+         (c.passed_emulated ? std::to_string(c.passed_emulated) + " passed emulated (not hardware), " : std::string()) +
+         std::to_string(c.failed) + " failed, " + std::to_string(c.not_run) + " not run\n";
   return out;
+}
+
+VerdictCounts count_verdicts(const std::vector<VerdictRow>& rows) {
+  VerdictCounts c;
+  for (const VerdictRow& r : rows) {
+    c.passed += r.report.verdict == Verdict::pass;
+    c.passed_emulated += r.report.verdict == Verdict::pass_emulated;
+    c.failed += r.report.verdict == Verdict::fail;
+    c.not_run += r.report.verdict == Verdict::not_run;
+    c.compile_failed += r.compile_failed;
+  }
+  return c;
 }
 
 std::string render_verdict_json(const std::vector<VerdictRow>& rows) {

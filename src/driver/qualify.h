@@ -60,6 +60,11 @@ struct QualifyOptions {
 std::vector<VerdictRow> qualify_jobs(const std::vector<Job>& jobs, const QualifyOptions& options);
 
 std::string render_verdict_table(const std::vector<VerdictRow>& rows);
+
+struct VerdictCounts {
+  int passed = 0, passed_emulated = 0, failed = 0, not_run = 0, compile_failed = 0;
+};
+VerdictCounts count_verdicts(const std::vector<VerdictRow>& rows);
 std::string render_verdict_json(const std::vector<VerdictRow>& rows);
 
 }  // namespace tsr

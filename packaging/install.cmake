@@ -24,7 +24,7 @@ if(TARGET tesserart)
 endif()
 install(EXPORT tesseracTargets NAMESPACE tesserac:: DESTINATION ${TSR_CMAKE_INSTALL_DIR})
 
-configure_package_config_file(cmake/tesseracConfig.cmake.in
+configure_package_config_file(packaging/tesseracConfig.cmake.in
                               ${CMAKE_CURRENT_BINARY_DIR}/package/tesseracConfig.cmake
                               INSTALL_DESTINATION ${TSR_CMAKE_INSTALL_DIR})
 # 0.x: a minor version may change the archive format or the C API.
@@ -32,10 +32,10 @@ write_basic_package_version_file(${CMAKE_CURRENT_BINARY_DIR}/package/tesseracCon
                                  COMPATIBILITY SameMinorVersion)
 install(FILES ${CMAKE_CURRENT_BINARY_DIR}/package/tesseracConfig.cmake
               ${CMAKE_CURRENT_BINARY_DIR}/package/tesseracConfigVersion.cmake
-              cmake/tesseracArchive.cmake
+              packaging/tesseracArchive.cmake
         DESTINATION ${TSR_CMAKE_INSTALL_DIR})
 
 # pkg-config for the runtime stub; paths relative to the .pc file's prefix.
 file(RELATIVE_PATH TSR_PC_TO_PREFIX "/prefix/${CMAKE_INSTALL_LIBDIR}/pkgconfig" "/prefix")
-configure_file(cmake/tesserart.pc.in ${CMAKE_CURRENT_BINARY_DIR}/package/tesserart.pc @ONLY)
+configure_file(packaging/tesserart.pc.in ${CMAKE_CURRENT_BINARY_DIR}/package/tesserart.pc @ONLY)
 install(FILES ${CMAKE_CURRENT_BINARY_DIR}/package/tesserart.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)

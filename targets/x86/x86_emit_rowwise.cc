@@ -125,7 +125,7 @@ std::string emit_rowwise(const KernelSpec& spec, const Tier& tier) {
       break;
     case RowOp::log_softmax:
       os << "    const float mx = tsr_row_max(xr, dim_cols);\n"
-         << "    const float log_sum = logf(tsr_row_sum_exp(xr, dim_cols, mx));\n";
+         << "    const float log_sum = tsr_vlog((tsr_vec)tsr_row_sum_exp(xr, dim_cols, mx))[0];\n";
       break;
     case RowOp::rmsnorm:
       os << "    const float inv = 1.0f / sqrtf(tsr_row_sum_sq(xr, dim_cols, 0.0f) / (float)dim_cols + "

@@ -171,6 +171,26 @@ TSR_INLINE tsr_vec tsr_vgelu_erf(tsr_vec x) {
   return tsr_select(x == -INFINITY, (tsr_vec)-0.0f, y);
 }
 
+/* ln x = k ln2 + ln(1 + f), x = 2^k (1 + f) with 1 + f in [sqrt(1/2), sqrt(2)),
+ * ln(1 + f) = f - f^2/2 + f^3 P(f); ln2 split as in tsr_vexp. Subnormal x is
+ * scaled by 2^23 first; ln 0 = -inf, ln of a negative is NaN, ln inf = inf */
+static const float tsr_log_p[9] = {6.971611828e-02f, -1.147973388e-01f, 1.168541983e-01f,
+                                   -1.242568716e-01f, 1.424905807e-01f, -1.666780263e-01f,
+                                   2.000071555e-01f, -2.499999702e-01f, 3.333333135e-01f};
+TSR_INLINE tsr_vec tsr_vlog(tsr_vec x) {
+  const tsr_ivec subnormal = x < 0x1p-126f;
+  const tsr_ivec bits = (tsr_ivec)tsr_select(subnormal, x * 0x1p23f, x);
+  const tsr_ivec k = (bits - 0x3f3504f3) >> 23;
+  const tsr_vec f = (tsr_vec)(bits - (k << 23)) - 1.0f;
+  const tsr_vec e = __builtin_convertvector(k, tsr_vec) - tsr_select(subnormal, (tsr_vec)23.0f, (tsr_vec)0.0f);
+  const tsr_vec f2 = f * f;
+  const tsr_vec y = f2 * f * tsr_vhorner(f, tsr_log_p, 9) + e * -2.12194440e-4f - 0.5f * f2;
+  tsr_vec r = (f + y) + e * 0.693359375f;
+  r = tsr_select(x == INFINITY, x, r);
+  r = tsr_select(x == 0.0f, (tsr_vec)-INFINITY, r);
+  return tsr_select((x < 0.0f) | (x != x), (tsr_vec)NAN, r);
+}
+
 /* relu keeps NaN like max(v, 0) in the reference */
 TSR_INLINE tsr_vec tsr_vrelu(tsr_vec x) { return tsr_select(x < 0.0f, (tsr_vec)0.0f, x); }
 TSR_INLINE tsr_vec tsr_vneg(tsr_vec x) { return -x; }

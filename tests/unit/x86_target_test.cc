@@ -459,6 +459,45 @@ TEST_F(X86Test, RowwiseOutputDoesNotDependOnAlignment) {
   }
 }
 
+// An elementwise element is computed by the one vector pass wherever it
+// falls: in a full vector, in the zero-padded tail, in any task. The same
+// 37 inputs repeat over three lengths (a tail only; a task plus a tail; two
+// tasks plus a tail) and every output must have the bits of its first copy.
+TEST_F(X86Test, ElementwiseBitsDoNotDependOnPosition) {
+  const float values[] = {0.0f, -0.0f, 1.0f, -1.0f, 0.5f, -3.75f, 12.5f, -12.5f, 88.0f, -88.0f, 1e-3f, -1e-3f,
+                          2.0f, -2.0f, 0.3f, -0.3f, 7.0f, -7.0f, 0.999f, -0.999f, 40.0f, -40.0f, 1e-7f, -1e-7f,
+                          3.0f, -3.0f, 0.1f, -0.1f, 5.5f, -5.5f, 0.7f, -0.7f, 20.0f, -20.0f, 1.5f, -1.5f, INFINITY};
+  const int64_t period = sizeof values / sizeof values[0];
+  const int64_t lengths[] = {21, 32768 + 5, 2 * 32768 + period + 3};
+  for (const char* arch : kArchs) {
+    if (!target_->device(arch).present) continue;
+    for (DType t : kDtypes) {
+      const KernelSpec spec = elementwise("ew_position", t, {Op::silu, Op::gelu_erf, Op::tanh, Op::sigmoid}, rt("n"));
+      const Artifact art = build(spec, arch);
+      void* h = load_object(art);
+      ASSERT_NE(h, nullptr);
+      auto entry = reinterpret_cast<void (*)(const tsr_kernel_context*, void* const*, const int64_t*)>(
+          dlsym(h, art.entry.c_str()));
+      ASSERT_NE(entry, nullptr);
+      const tsr_kernel_context ctx = serial_context();
+      const size_t size = dtype_size(t);
+      std::vector<uint8_t> first;   // outputs of the 37 inputs in the first run that has them all
+      for (int64_t n : {lengths[2], lengths[0], lengths[1]}) {
+        std::vector<uint8_t> in(static_cast<size_t>(n) * size), out(in.size());
+        for (int64_t i = 0; i < n; ++i) store_element(in.data(), t, i, values[i % period]);
+        void* buffers[] = {in.data(), out.data()};
+        entry(&ctx, buffers, &n);
+        if (first.empty()) first.assign(out.begin(), out.begin() + period * static_cast<int64_t>(size));
+        for (int64_t i = 0; i < n; ++i)
+          ASSERT_EQ(std::memcmp(&out[i * size], &first[(i % period) * size], size), 0)
+              << "x86:" << arch << " " << dtype_name(t) << " n = " << n << ": element " << i
+              << " differs from element " << i % period << " (input " << values[i % period] << ")";
+      }
+      dlclose(h);
+    }
+  }
+}
+
 // The split into tasks (docs/targets-x86.md, "Tasks"), seen by a counting
 // executor: elementwise 32,768 elements per task; rowwise 32768 / cols rows
 // per task; matmul (v2: MC = 120, NR = 8) one task per B panel, then per

@@ -75,8 +75,10 @@ const std::vector<Function>& functions() {
   };
   return fns;
 }
-// erf is no op of the table (gelu_erf uses it); its bound is asserted alike.
+// erf and log are no ops of the table (gelu_erf and log_softmax use them);
+// their bounds are asserted alike.
 const Function kErf = {Op::abs, [](long double x) { return erfl(x); }, 2.0, 1};
+const Function kLog = {Op::abs, [](long double x) { return logl(x); }, 1.0, 1};
 
 // A 16-bit format: significand bits (with the implicit one) and the exponent range.
 struct Half {
@@ -163,7 +165,7 @@ class X86VectorMath : public ::testing::TestWithParam<std::string> {
         << "  for (int64_t i = 0; i < n; i += VW) { const tsr_vec v = *(const tsr_uvec*)(x + i); *(tsr_uvec*)(y + i) = expr; } }\n";
     for (const Function& f : functions())
       src << "EXPORT(test_" << op_name(f.op) << ", " << x86::vector_unary_expr(f.op, "v") << ")\n";
-    src << "EXPORT(test_erf, tsr_verf(v))\n";
+    src << "EXPORT(test_erf, tsr_verf(v))\nEXPORT(test_log, tsr_vlog(v))\n";
     KernelSpec spec;
     spec.name = "vector_math_test";
     Expected<Artifact> art = x86::compile_source(spec, tier, src.str());
@@ -244,6 +246,7 @@ TEST_P(X86VectorMath, MaxUlpErrorWithinTheDocumentedBounds) {
   std::vector<std::pair<std::string, Function>> all;
   for (const Function& f : functions()) all.emplace_back(op_name(f.op), f);
   all.emplace_back("erf", kErf);
+  all.emplace_back("log", kLog);
   for (const auto& [name, f] : all) {
     auto fn = reinterpret_cast<VectorFn>(dlsym(h, ("test_" + name).c_str()));
     ASSERT_NE(fn, nullptr) << name;
@@ -282,7 +285,9 @@ TEST_P(X86VectorMath, SpecialValuesAreExact) {
       {"gelu_tanh", -0.0f, -0.0f}, {"gelu_tanh", nan, nan},  {"gelu_erf", -inf, -0.0f},  {"gelu_erf", inf, inf},
       {"gelu_erf", -0.0f, -0.0f}, {"gelu_erf", nan, nan},    {"rsqrt", 0.0f, inf},       {"rsqrt", -0.0f, -inf},
       {"rsqrt", inf, 0.0f},       {"rsqrt", -1.0f, nan},     {"sqrt", -0.0f, -0.0f},     {"relu", -0.0f, -0.0f},
-      {"relu", nan, nan},         {"abs", -0.0f, 0.0f},      {"neg", 0.0f, -0.0f},
+      {"relu", nan, nan},         {"abs", -0.0f, 0.0f},      {"neg", 0.0f, -0.0f},      {"log", 0.0f, -inf},
+      {"log", -0.0f, -inf},       {"log", -1.0f, nan},       {"log", inf, inf},          {"log", nan, nan},
+      {"log", 1.0f, 0.0f},        {"log", 0x1p-149f, -103.2789307f},
   };
   for (const Case& c : cases) {
     const float got = run(c.fn, c.x);

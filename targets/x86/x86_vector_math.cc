@@ -52,16 +52,22 @@ TSR_INLINE tsr_vec tsr_vexp_finish(tsr_vec r, tsr_ivec n) {
 /* e^x: x = n ln2 + r with ln2 split in two (Cody-Waite), n rounded to nearest
  * by the 1.5 * 2^23 trick; inputs clamped to [-105, 89], past the underflow
  * to 0 and the overflow to inf */
-TSR_INLINE tsr_vec tsr_vexp(tsr_vec x) {
-  const tsr_vec xc = __builtin_elementwise_min(__builtin_elementwise_max(x, (tsr_vec)-105.0f), (tsr_vec)89.0f);
+TSR_INLINE tsr_vec tsr_vexp_scaled(tsr_vec x, int32_t k) {   /* e^x 2^k, k in [0, 64], x <= 0 when k > 0 */
+  const float low = -105.0f - 0.693147181f * (float)k;   /* e^low 2^k rounds to 0 */
+  tsr_vec xc = tsr_select(x < low, (tsr_vec)low, x);
+  xc = tsr_select(xc > 89.0f, (tsr_vec)89.0f, xc);
   const tsr_vec n = (xc * 1.44269504088896341f + 12582912.0f) - 12582912.0f;
   const tsr_vec r = xc - n * 0.693359375f + n * 2.12194440e-4f;
-  return tsr_select(x != x, x, tsr_vexp_finish(r, __builtin_convertvector(n, tsr_ivec)));
+  return tsr_select(x != x, x, tsr_vexp_finish(r, __builtin_convertvector(n, tsr_ivec) + k));
 }
+TSR_INLINE tsr_vec tsr_vexp(tsr_vec x) { return tsr_vexp_scaled(x, 0); }
 /* e^y for an f64 argument (exact squares, products the f32 argument would
  * round): the reduction runs in f64, the polynomial in f32 */
 TSR_INLINE tsr_vec tsr_vexp_wide(tsr_dvec y) {
-  const tsr_dvec yc = __builtin_elementwise_min(__builtin_elementwise_max(y, (tsr_dvec)-105.0), (tsr_dvec)89.0);
+  typedef int64_t tsr_lvec __attribute__((ext_vector_type(VW)));
+  tsr_lvec low = y < -105.0, high = y > 89.0;
+  const tsr_dvec yc = (tsr_dvec)(((tsr_lvec)y & ~(low | high)) | ((tsr_lvec)(tsr_dvec)-105.0 & low) |
+                                 ((tsr_lvec)(tsr_dvec)89.0 & high));
   const tsr_dvec n = (yc * 1.4426950408889634 + 6755399441055744.0) - 6755399441055744.0;
   const tsr_vec r = __builtin_convertvector(yc - n * 0.69314718055994531, tsr_vec);
   const tsr_vec e = tsr_vexp_finish(r, __builtin_convertvector(n, tsr_ivec));
@@ -79,28 +85,26 @@ TSR_INLINE tsr_vec tsr_vsigmoid(tsr_vec x) {
   const tsr_vec e = tsr_vexp(-__builtin_elementwise_abs(x));
   return tsr_vdiv_one_plus(tsr_select(x < 0.0f, e, (tsr_vec)1.0f), e);
 }
-/* x sigmoid(z) for z = -|z| + (z >= 0 ? 0 : ...) given nz = -|z| in f64, as
- * num / (1 + e), e = e^nz <= 1 (no overflow). For z < 0, num = x e with e
- * taken scaled by 2^64 and scaled back after the product, so that a result in
- * the subnormal range rounds once instead of twice; -0 at x = -inf (the
- * limit), not inf * 0 */
-TSR_INLINE tsr_vec tsr_vx_sigmoid(tsr_vec x, tsr_ivec negative, tsr_dvec nz) {
-  const tsr_vec scaled = tsr_vexp_wide(nz + 44.3614195558365);   /* e 2^64 */
+/* x sigmoid(z) = num / (1 + e), e = e^-|z| <= 1 (no overflow), given e
+ * scaled by 2^64: for z < 0, num = x e, scaled back after the product, so
+ * that a result in the subnormal range rounds once instead of twice; -0 at
+ * x = -inf (the limit), not inf * 0 */
+TSR_INLINE tsr_vec tsr_vx_sigmoid(tsr_vec x, tsr_ivec negative, tsr_vec scaled) {
   const tsr_vec e = scaled * 0x1p-64f;
   const tsr_vec tiny = (x * scaled) * 0x1p-64f;
   const tsr_vec num = tsr_select(negative, tsr_select(x == -INFINITY, (tsr_vec)-0.0f, tiny), x);
   return tsr_vdiv_one_plus(num, e);
 }
 TSR_INLINE tsr_vec tsr_vsilu(tsr_vec x) {
-  const tsr_dvec xd = __builtin_convertvector(x, tsr_dvec);
-  return tsr_vx_sigmoid(x, x < 0.0f, -__builtin_elementwise_abs(xd));
+  return tsr_vx_sigmoid(x, x < 0.0f, tsr_vexp_scaled(-__builtin_elementwise_abs(x), 64));
 }
 /* 0.5 x (1 + tanh(u)) = x sigmoid(2u), u = sqrt(2/pi) (x + 0.044715 x^3), with
  * 2u in f64 so that its rounding is not amplified by e^-|2u| */
 TSR_INLINE tsr_vec tsr_vgelu_tanh(tsr_vec x) {
   const tsr_dvec xd = __builtin_convertvector(x, tsr_dvec);
   const tsr_dvec z = xd * (1.5957691216057308 + 0.07135481627260025 * (xd * xd));
-  return tsr_vx_sigmoid(x, __builtin_convertvector(z < 0.0, tsr_ivec), -__builtin_elementwise_abs(z));
+  const tsr_vec scaled = tsr_vexp_wide(44.3614195558365 - __builtin_elementwise_abs(z));   /* e^-|z| 2^64 */
+  return tsr_vx_sigmoid(x, __builtin_convertvector(z < 0.0, tsr_ivec), scaled);
 }
 
 /* tanh: |x| < 0.625: x + x^3 P(x^2); above: 1 - 2 / (e^2|x| + 1), which is 1

@@ -26,7 +26,7 @@ static void f_erf(mpfr_t o, const mpfr_t z) {
 }
 // tanh: (tanh(s) - s)/(z s), s = sqrt z
 static void f_tanh(mpfr_t o, const mpfr_t z) {
-  if (mpfr_zero_p(z)) { mpfr_set_d(o, -1.0/3.0, MPFR_RNDN); mpfr_set_si(o,-1,MPFR_RNDN); mpfr_div_ui(o,o,3,MPFR_RNDN); return; }
+  if (mpfr_zero_p(z)) { mpfr_set_si(o,-1,MPFR_RNDN); mpfr_div_ui(o,o,3,MPFR_RNDN); return; }
   mpfr_sqrt(tmp1, z, MPFR_RNDN); mpfr_tanh(o, tmp1, MPFR_RNDN); mpfr_sub(o, o, tmp1, MPFR_RNDN);
   mpfr_mul(tmp2, z, tmp1, MPFR_RNDN); mpfr_div(o, o, tmp2, MPFR_RNDN);
 }
@@ -39,12 +39,6 @@ static void f_tail(mpfr_t o, const mpfr_t w) {
   if (mpfr_zero_p(w)) { mpfr_const_pi(o, MPFR_RNDN); mpfr_sqrt(o, o, MPFR_RNDN); mpfr_ui_div(o, 1, o, MPFR_RNDN); return; }
   mpfr_ui_div(tmp3, 1, w, MPFR_RNDN); mpfr_sqrt(tmp3, tmp3, MPFR_RNDN); f_q(o, tmp3); mpfr_mul(o, o, tmp3, MPFR_RNDN);
 }
-// tail in u = 1/s: G(u) = s erfcx(s)
-static void f_tailu(mpfr_t o, const mpfr_t u) {
-  if (mpfr_zero_p(u)) { mpfr_const_pi(o, MPFR_RNDN); mpfr_sqrt(o, o, MPFR_RNDN); mpfr_ui_div(o, 1, o, MPFR_RNDN); return; }
-  mpfr_ui_div(tmp3, 1, u, MPFR_RNDN); f_q(o, tmp3); mpfr_mul(o, o, tmp3, MPFR_RNDN);
-}
-// expm1-free exp poly check not needed
 static double center = 0;
 static void f_qc(mpfr_t o, const mpfr_t y) { mpfr_add_d(tmp2, y, center, MPFR_RNDN); f_q(o, tmp2); }
 static void f_log(mpfr_t o, const mpfr_t f) {
@@ -55,7 +49,7 @@ static void f_log(mpfr_t o, const mpfr_t f) {
 int main(int argc, char** argv) {
   if (argc > 5) center = atof(argv[5]);
   const char* which = argv[1]; double a = atof(argv[2]), b = atof(argv[3]); int deg = atoi(argv[4]);
-  fn_t f = !strcmp(which,"erf") ? f_erf : !strcmp(which,"tanh") ? f_tanh : !strcmp(which,"log") ? f_log : !strcmp(which,"q") ? f_q : !strcmp(which,"qc") ? f_qc : !strcmp(which,"tail") ? f_tail : f_tailu;
+  fn_t f = !strcmp(which,"erf") ? f_erf : !strcmp(which,"tanh") ? f_tanh : !strcmp(which,"log") ? f_log : !strcmp(which,"q") ? f_q : !strcmp(which,"qc") ? f_qc : f_tail;
   mpfr_inits2(PREC, tmp1, tmp2, tmp3, (mpfr_ptr)0);
   int n = deg + 1;
   mpfr_t fx[64], c[64], x, t, pi;

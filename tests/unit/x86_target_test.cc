@@ -325,6 +325,13 @@ void* load_object(const Artifact& art) {
   return h;
 }
 
+// An artifact loaded, and its kernel entry (nullptr when either fails).
+using EntryFn = void (*)(const tsr_kernel_context*, void* const*, const int64_t*);
+std::pair<void*, EntryFn> load_entry(const Artifact& art) {
+  void* h = load_object(art);
+  return {h, h ? reinterpret_cast<EntryFn>(dlsym(h, art.entry.c_str())) : nullptr};
+}
+
 // Exactly the entry and its workspace function are exported.
 TEST_F(X86Test, ExportsExactlyTheEntryAndItsWorkspaceFunction) {
   const KernelSpec spec = matmul("gemm_syms", DType::f32, st(8), st(8), st(8), Layout::row, Layout::row);
@@ -433,11 +440,7 @@ TEST_F(X86Test, RowwiseOutputDoesNotDependOnAlignment) {
     for (const KernelSpec& spec : {rowwise("ln_align", DType::f32, RowOp::layernorm, rt("n"), rt("n"), true),
                                    rowwise("rms_align", DType::f32, RowOp::rmsnorm, rt("n"), rt("n"), true),
                                    rowwise("sm_align", DType::f32, RowOp::softmax, rt("n"), rt("n"), false)}) {
-      const Artifact art = build(spec, arch);
-      void* h = load_object(art);
-      ASSERT_NE(h, nullptr);
-      auto entry = reinterpret_cast<void (*)(const tsr_kernel_context*, void* const*, const int64_t*)>(
-          dlsym(h, art.entry.c_str()));
+      const auto [h, entry] = load_entry(build(spec, arch));
       ASSERT_NE(entry, nullptr);
       const tsr_kernel_context ctx = serial_context();
       const int64_t n = 37;   // rows of 148 bytes: every row starts at another offset
@@ -473,11 +476,7 @@ TEST_F(X86Test, ElementwiseBitsDoNotDependOnPosition) {
     if (!target_->device(arch).present) continue;
     for (DType t : kDtypes) {
       const KernelSpec spec = elementwise("ew_position", t, {Op::silu, Op::gelu_erf, Op::tanh, Op::sigmoid}, rt("n"));
-      const Artifact art = build(spec, arch);
-      void* h = load_object(art);
-      ASSERT_NE(h, nullptr);
-      auto entry = reinterpret_cast<void (*)(const tsr_kernel_context*, void* const*, const int64_t*)>(
-          dlsym(h, art.entry.c_str()));
+      const auto [h, entry] = load_entry(build(spec, arch));
       ASSERT_NE(entry, nullptr);
       const tsr_kernel_context ctx = serial_context();
       const size_t size = dtype_size(t);

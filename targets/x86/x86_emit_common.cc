@@ -48,27 +48,7 @@ std::string float_literal(double v) {
   return "(" + c_f32_digits(v) + "f)";
 }
 
-std::string unary_expr(Op op, const std::string& v) { return std::string("tsr_") + op_name(op) + "(" + v + ")"; }
-
-std::string binary_expr(Op op, const std::string& a, const std::string& b) {
-  return op_is_binary(op) ? c_binary_expr(op, a, b) : unary_expr(op, a);
-}
-
 namespace {
-
-const char* kMathHelpers = R"(/* f32 op formulas (DESIGN.md §2); relu keeps NaN like max(v, 0) in the reference */
-TSR_INLINE float tsr_relu(float v) { return v < 0.0f ? 0.0f : v; }
-TSR_INLINE float tsr_gelu_tanh(float v) { return 0.5f * v * (1.0f + tanhf(0.7978845608f * (v + 0.044715f * v * v * v))); }
-TSR_INLINE float tsr_gelu_erf(float v) { return 0.5f * v * (1.0f + erff(v * 0.70710678118654752f)); }
-TSR_INLINE float tsr_sigmoid(float v) { return 1.0f / (1.0f + expf(-v)); }
-TSR_INLINE float tsr_silu(float v) { return v / (1.0f + expf(-v)); }
-TSR_INLINE float tsr_tanh(float v) { return tanhf(v); }
-TSR_INLINE float tsr_exp(float v) { return expf(v); }
-TSR_INLINE float tsr_neg(float v) { return -v; }
-TSR_INLINE float tsr_abs(float v) { return fabsf(v); }
-TSR_INLINE float tsr_sqrt(float v) { return sqrtf(v); }
-TSR_INLINE float tsr_rsqrt(float v) { return 1.0f / sqrtf(v); }
-)";
 
 const char* kF32Conversions = R"(/* storage dtype f32: loads and stores are plain */
 typedef float tsr_storage;
@@ -173,7 +153,7 @@ std::string emit_prelude(const KernelSpec& spec, const Tier& tier, const std::st
      << " * do not edit: regenerate from the spec */\n"
      << "#include <math.h>\n#include <stdint.h>\n#include <string.h>\n";
   const bool f16c = spec.dtype == DType::f16 && tier.f16c;
-  if (f16c || spec.family == Family::matmul || spec.family == Family::rowwise) os << "#include <immintrin.h>\n";
+  os << "#include <immintrin.h>\n";
   os << "\n/* ---- x86 kernel ABI v2: runtime-stub/include/tesserart_kernel.h, verbatim ---- */\n"
      << kKernelAbiText << "/* ---- end of the kernel ABI ---- */\n"
      << "\n#define TSR_EXPORT __attribute__((visibility(\"default\")))\n"
@@ -194,7 +174,7 @@ std::string emit_prelude(const KernelSpec& spec, const Tier& tier, const std::st
     case DType::bf16: os << kBf16Conversions; break;
     case DType::f16: os << (tier.f16c ? kF16HardwareConversions : kF16PortableConversions); break;
   }
-  os << (f16c ? kSpanF16c : kSpanGeneric) << "\n" << kMathHelpers << "\n";
+  os << (f16c ? kSpanF16c : kSpanGeneric) << "\n" << emit_vector_math(tier);
   return os.str();
 }
 

@@ -1,7 +1,7 @@
 // Elementwise family for x86 (System V AMD64 psABI; x86-64 levels v2-v4):
-// one fused pass over the operands, f32 compute, one rounding at the store.
+// one fused pass over the operands in f32 vectors (vector math, no libm),
+// one rounding at the store.
 // Tasks are fixed-size chunks of elements (x86 kernel ABI v2).
-#include <algorithm>
 #include <sstream>
 
 #include "targets/x86/x86_internal.h"
@@ -24,39 +24,53 @@ std::string pipeline_description(const ElementwiseSpec& e) {
   return s + "; out = v";
 }
 
-// The body of tsr_elements: out[i] for i in [i0, i1).
-std::string element_loop(const KernelSpec& spec, const Tier& tier) {
+// `count` full vectors from the operands at the given pointers: the only code
+// that computes an element. It is not inlined, so the array's tail (copied
+// into zero-padded vectors) runs the very instructions the body runs and an
+// element's bits never depend on where a task or the array ends.
+std::string vector_pass(const KernelSpec& spec) {
   const ElementwiseSpec& e = spec.elementwise();
   std::ostringstream os;
-  // F16C converts eight lanes per instruction only when the loop is written
-  // in spans; the other dtypes vectorize as a plain per-element loop.
-  if (!(spec.dtype == DType::f16 && tier.f16c)) {
-    os << "  for (int64_t i = i0; i < i1; ++i) {\n"
-       << "    float v = tsr_load(in0, i);\n";
-    int next = 1;
-    for (Op op : e.ops) {
-      if (op_is_binary(op)) os << "    v = " << binary_expr(op, "v", "tsr_load(in" + std::to_string(next++) + ", i)") << ";\n";
-      else os << "    v = " << unary_expr(op, "v") << ";\n";
-    }
-    os << "    tsr_store(out, i, v);\n  }\n";
-    return os.str();
-  }
-  const bool binary = std::any_of(e.ops.begin(), e.ops.end(), op_is_binary);
-  os << "  enum { CHUNK = 512 };\n"
-     << (binary ? "  float v[CHUNK], t[CHUNK];\n" : "  float v[CHUNK];\n")
-     << "  for (int64_t s = i0; s < i1; s += CHUNK) {\n"
-     << "    const int64_t len = i1 - s < CHUNK ? i1 - s : CHUNK;\n"
-     << "    tsr_load_span(v, in0 + s, len);\n";
+  os << "TSR_VECTOR_FN __attribute__((noinline)) static void tsr_vectors(" << buffer_params(spec)
+     << ", int64_t count) {\n"
+     << "  for (int64_t i = 0; i < count * VW; i += VW) {\n"
+     << "    tsr_vec v = tsr_load_vec(in0 + i);\n";
   int next = 1;
   for (Op op : e.ops) {
-    if (op_is_binary(op)) {
-      os << "    tsr_load_span(t, in" << next++ << " + s, len);\n"
-         << "    for (int64_t i = 0; i < len; ++i) v[i] = " << binary_expr(op, "v[i]", "t[i]") << ";\n";
-    } else {
-      os << "    for (int64_t i = 0; i < len; ++i) v[i] = " << unary_expr(op, "v[i]") << ";\n";
-    }
+    if (op_is_binary(op))
+      os << "    v = " << vector_binary_expr(op, "v", "tsr_load_vec(in" + std::to_string(next++) + " + i)") << ";\n";
+    else
+      os << "    v = " << vector_unary_expr(op, "v") << ";\n";
   }
-  os << "    tsr_store_span(out + s, v, len);\n  }\n";
+  os << "    tsr_store_vec(out + i, v);\n  }\n}\n\n";
+  return os.str();
+}
+
+// tsr_elements: full vectors in place, then the last i1 - i0 < VW elements
+// through zero-padded copies (tasks start at multiples of VW).
+std::string element_range(const KernelSpec& spec) {
+  std::vector<std::string> inputs;
+  for (const CParam& p : c_params(spec))
+    if (p.is_buffer && !p.is_output) inputs.push_back(p.c_name);
+  std::ostringstream os;
+  os << "/* out[i] for i in [i0, i1) */\n"
+     << "static void tsr_elements(" << buffer_params(spec) << ", int64_t i0, int64_t i1) {\n"
+     << "  const int64_t full = (i1 - i0) / VW, i = i0 + full * VW, rest = i1 - i;\n"
+     << "  tsr_vectors(";
+  for (const std::string& in : inputs) os << in << " + i0, ";
+  os << "out + i0, full);\n"
+     << "  if (rest == 0) return;\n"
+     << "  tsr_storage ";
+  for (const std::string& in : inputs) os << "t_" << in << "[VW], ";
+  os << "t_out[VW];\n";
+  for (const std::string& in : inputs)
+    os << "  memset(t_" << in << ", 0, sizeof t_" << in << ");\n"
+       << "  memcpy(t_" << in << ", " << in << " + i, (size_t)rest * sizeof(tsr_storage));\n";
+  os << "  tsr_vectors(";
+  for (const std::string& in : inputs) os << "t_" << in << ", ";
+  os << "t_out, 1);\n"
+     << "  memcpy(out + i, t_out, (size_t)rest * sizeof(tsr_storage));\n"
+     << "}\n\n";
   return os.str();
 }
 
@@ -66,10 +80,9 @@ std::string emit_elementwise(const KernelSpec& spec, const Tier& tier) {
   const ElementwiseSpec& e = spec.elementwise();
   std::ostringstream os;
   os << emit_prelude(spec, tier, "elementwise over n = " + e.n.str() + " elements: " + pipeline_description(e));
-  os << "enum { TASK_ELEMENTS = " << kTaskElements << " }; /* elements per task, whatever the worker count */\n\n"
-     << "/* out[i] for i in [i0, i1) */\n"
-     << "static void tsr_elements(" << buffer_params(spec) << ", int64_t i0, int64_t i1) {\n"
-     << element_loop(spec, tier) << "}\n\n"
+  os << "enum { TASK_ELEMENTS = " << kTaskElements << " }; /* elements per task, whatever the worker count */\n"
+     << "_Static_assert(TASK_ELEMENTS % VW == 0, \"tasks start on whole vectors\");\n\n"
+     << emit_vector_io(spec, tier) << vector_pass(spec) << element_range(spec)
      << emit_launch_struct(spec, "  int64_t dim_count;\n")
      << emit_range_task(spec, "dim_count", "TASK_ELEMENTS", "tsr_elements", "")
      << emit_entry_head(spec)

@@ -39,19 +39,34 @@ Tiling tiling_for(const Tier& tier) {
 constexpr int kTasksWanted = 16;
 constexpr int kTileMinPanels = 8;
 
+// The epilogue of one tile row: runs of scalar ops per element of `row`
+// (cols of them), each activation as a vector pass over the whole row (NR
+// lanes: same code for every element, whatever the tile's width).
 std::string epilogue_lines(const MatmulSpec& mm, const std::string& indent) {
   std::ostringstream os;
+  bool open = false;   // inside a per-element loop
   for (const EpilogueOp& e : mm.epilogue) {
+    if (e.kind == EpilogueOp::Kind::activation) {
+      if (open) os << indent << "  row[j] = v;\n" << indent << "}\n";
+      open = false;
+      os << indent << vector_row_expr(e.activation, "row", "NR") << "\n";
+      continue;
+    }
+    if (!open)
+      os << indent << "for (int64_t j = 0; j < cols; ++j) {\n"
+         << indent << "  const int64_t n = n0 + j;\n" << indent << "  float v = row[j];\n";
+    open = true;
     switch (e.kind) {
-      case EpilogueOp::Kind::bias: os << indent << "v += tsr_load(bias, n);\n"; break;
-      case EpilogueOp::Kind::residual: os << indent << "v += tsr_load(residual, m * dim_n + n);\n"; break;
-      case EpilogueOp::Kind::scale: os << indent << "v *= " << float_literal(e.scale) << ";\n"; break;
+      case EpilogueOp::Kind::bias: os << indent << "  v += tsr_load(bias, n);\n"; break;
+      case EpilogueOp::Kind::residual: os << indent << "  v += tsr_load(residual, m * dim_n + n);\n"; break;
+      case EpilogueOp::Kind::scale: os << indent << "  v *= " << float_literal(e.scale) << ";\n"; break;
       case EpilogueOp::Kind::clamp:
-        os << indent << "v = fminf(fmaxf(v, " << float_literal(e.lo) << "), " << float_literal(e.hi) << ");\n";
+        os << indent << "  v = fminf(fmaxf(v, " << float_literal(e.lo) << "), " << float_literal(e.hi) << ");\n";
         break;
-      case EpilogueOp::Kind::activation: os << indent << "v = " << unary_expr(e.activation, "v") << ";\n"; break;
+      case EpilogueOp::Kind::activation: break;
     }
   }
+  if (open) os << indent << "  row[j] = v;\n" << indent << "}\n";
   return os.str();
 }
 
@@ -135,12 +150,11 @@ std::string emit_matmul(const KernelSpec& spec, const Tier& tier) {
                          ", K = " + mm.k.str() + "; layout a = " + layout_name(mm.a) + " (stored " +
                          (a_row ? "[M,K]" : "[K,M]") + "), b = " + layout_name(mm.b) + " (stored " +
                          (b_row ? "[K,N]" : "[N,K]") + "), C row-major; epilogue: " + epilogue_description(mm));
-  os << "enum { VW = " << tier.vector_floats << ", MR = " << t.mr << ", NR = " << nr << ", KC = " << t.kc
+  os << "enum { MR = " << t.mr << ", NR = " << nr << ", KC = " << t.kc
      << ", MC = " << t.mc << " }; /* micro-tile " << t.mr << " x " << nr << " */\n"
      << "enum { TASKS_WANTED = " << kTasksWanted << ", TILE_MIN_PANELS = " << kTileMinPanels
      << " }; /* tasks per column block to aim for; the narrowest column tile, in NR panels */\n"
-     << "#define TSR_B_BUDGET_BYTES " << t.b_budget << "L /* packed B kept live per column block */\n"
-     << "typedef float tsr_vec __attribute__((ext_vector_type(VW)));\n\n";
+     << "#define TSR_B_BUDGET_BYTES " << t.b_budget << "L /* packed B kept live per column block */\n\n";
 
   // Element accessors absorb the layouts.
   os << "/* A(m, k) and B(k, n) in storage order */\n"
@@ -204,15 +218,16 @@ std::string emit_matmul(const KernelSpec& spec, const Tier& tier) {
 
   // Store of one finished tile through the epilogue.
   os << "/* C[m0 : m0+rows, n0 : n0+cols] = epilogue(tile) rounded to storage */\n"
-     << "static void tsr_store_tile(const float* restrict tile, tsr_storage* restrict c" << operand_params(mm)
+     << "TSR_VECTOR_FN static void tsr_store_tile(const float* restrict tile, tsr_storage* restrict c"
+     << operand_params(mm)
      << ",\n                           int64_t m0, int64_t n0, int64_t rows, int64_t cols, int64_t dim_n) {\n"
      << "  for (int64_t i = 0; i < rows; ++i) {\n"
      << "    const int64_t m = m0 + i;\n"
-     << "    for (int64_t j = 0; j < cols; ++j) {\n"
-     << "      const int64_t n = n0 + j;\n"
-     << "      float v = tile[i * NR + j];\n"
-     << epilogue_lines(mm, "      ") << "      tsr_store(c, m * dim_n + n, v);\n"
-     << "    }\n  }\n  (void)m0;\n}\n\n";
+     << "    float row[NR] __attribute__((aligned(64)));\n"
+     << "    memcpy(row, tile + i * NR, sizeof row);\n"
+     << epilogue_lines(mm, "    ")
+     << "    for (int64_t j = 0; j < cols; ++j) tsr_store(c, m * dim_n + n0 + j, row[j]);\n"
+     << "    (void)m;\n  }\n}\n\n";
 
   // The split into tasks and the workspace layout, from the shape alone.
   os << "/* How a launch splits into tasks, from the shape alone: the split, and with it\n"

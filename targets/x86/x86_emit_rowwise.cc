@@ -15,72 +15,9 @@ namespace {
 // worker count, with enough work per task to hide its dispatch.
 constexpr int kTaskElements = 32768;
 
-// A vector load of VW storage elements widened to f32, per dtype and tier.
-std::string vector_load(const KernelSpec& spec, const Tier& tier) {
+// fma, max and the horizontal sum of the row reductions.
+std::string rowwise_vector_helpers(const Tier& tier) {
   std::ostringstream os;
-  os << "typedef float tsr_vec __attribute__((ext_vector_type(VW)));\n"
-     << "typedef float tsr_uvec __attribute__((ext_vector_type(VW), aligned(4)));\n"
-     << "typedef int32_t tsr_ivec __attribute__((ext_vector_type(VW)));\n";
-  switch (spec.dtype) {
-    case DType::f32:
-      os << "TSR_INLINE tsr_vec tsr_load_vec(const tsr_storage* p) { return *(const tsr_uvec*)p; }\n";
-      break;
-    case DType::bf16:
-      os << "typedef uint16_t tsr_u16vec __attribute__((ext_vector_type(VW), aligned(2)));\n"
-         << "typedef uint32_t tsr_u32vec __attribute__((ext_vector_type(VW)));\n"
-         << "TSR_INLINE tsr_vec tsr_load_vec(const tsr_storage* p) {\n"
-         << "  tsr_u32vec w = __builtin_convertvector(*(const tsr_u16vec*)p, tsr_u32vec) << 16;\n"
-         << "  return (tsr_vec)w;\n}\n";
-      break;
-    case DType::f16:
-      if (tier.arch == "v4")
-        os << "TSR_INLINE tsr_vec tsr_load_vec(const tsr_storage* p) {\n"
-           << "  return (tsr_vec)_mm512_cvtph_ps(_mm256_loadu_si256((const __m256i*)p));\n}\n";
-      else if (tier.f16c)
-        os << "TSR_INLINE tsr_vec tsr_load_vec(const tsr_storage* p) {\n"
-           << "  return (tsr_vec)_mm256_cvtph_ps(_mm_loadu_si128((const __m128i*)p));\n}\n";
-      else
-        os << "TSR_INLINE tsr_vec tsr_load_vec(const tsr_storage* p) {\n"
-           << "  tsr_vec v;\n  for (int l = 0; l < VW; ++l) v[l] = tsr_load(p, l);\n  return v;\n}\n";
-      break;
-  }
-  // The matching full-vector stores, rounding to nearest even like tsr_store:
-  // tsr_store_vec for any address, tsr_stream_vec (non-temporal, bypassing the
-  // caches) for an address aligned to the stored vector's size.
-  switch (spec.dtype) {
-    case DType::f32:
-      os << "TSR_INLINE void tsr_store_vec(tsr_storage* p, tsr_vec v) { *(tsr_uvec*)p = v; }\n"
-         << "TSR_INLINE void tsr_stream_vec(tsr_storage* p, tsr_vec v) { __builtin_nontemporal_store(v, (tsr_vec*)p); }\n";
-      break;
-    case DType::bf16:
-      os << "typedef uint16_t tsr_u16avec __attribute__((ext_vector_type(VW)));\n"
-         << "TSR_INLINE tsr_u16avec tsr_narrow_vec(tsr_vec v) {\n"
-         << "  const tsr_u32vec u = (tsr_u32vec)v;\n"
-         << "  const tsr_u32vec rounded = (u + 0x7fffu + ((u >> 16) & 1u)) >> 16;\n"
-         << "  const tsr_u32vec quiet = (u >> 16) | 0x40u;\n"
-         << "  const tsr_u32vec nan = (tsr_u32vec)((tsr_ivec)(u & 0x7fffffffu) > 0x7f800000);\n"
-         << "  return __builtin_convertvector((quiet & nan) | (rounded & ~nan), tsr_u16avec);\n}\n"
-         << "TSR_INLINE void tsr_store_vec(tsr_storage* p, tsr_vec v) { *(tsr_u16vec*)p = tsr_narrow_vec(v); }\n"
-         << "TSR_INLINE void tsr_stream_vec(tsr_storage* p, tsr_vec v) {\n"
-         << "  __builtin_nontemporal_store(tsr_narrow_vec(v), (tsr_u16avec*)p);\n}\n";
-      break;
-    case DType::f16:
-      if (tier.arch == "v4")
-        os << "TSR_INLINE void tsr_store_vec(tsr_storage* p, tsr_vec v) {\n"
-           << "  _mm256_storeu_si256((__m256i*)p, _mm512_cvtps_ph((__m512)v, _MM_FROUND_TO_NEAREST_INT));\n}\n"
-           << "TSR_INLINE void tsr_stream_vec(tsr_storage* p, tsr_vec v) {\n"
-           << "  _mm256_stream_si256((__m256i*)p, _mm512_cvtps_ph((__m512)v, _MM_FROUND_TO_NEAREST_INT));\n}\n";
-      else if (tier.f16c)
-        os << "TSR_INLINE void tsr_store_vec(tsr_storage* p, tsr_vec v) {\n"
-           << "  _mm_storeu_si128((__m128i*)p, _mm256_cvtps_ph((__m256)v, _MM_FROUND_TO_NEAREST_INT));\n}\n"
-           << "TSR_INLINE void tsr_stream_vec(tsr_storage* p, tsr_vec v) {\n"
-           << "  _mm_stream_si128((__m128i*)p, _mm256_cvtps_ph((__m256)v, _MM_FROUND_TO_NEAREST_INT));\n}\n";
-      else
-        os << "TSR_INLINE void tsr_store_vec(tsr_storage* p, tsr_vec v) {\n"
-           << "  for (int l = 0; l < VW; ++l) tsr_store(p, l, v[l]);\n}\n"
-           << "TSR_INLINE void tsr_stream_vec(tsr_storage* p, tsr_vec v) { tsr_store_vec(p, v); }\n";
-      break;
-  }
   // a * b + c rounded once where the tier has FMA; v2 has none, so nothing can fuse there.
   if (tier.fma) {
     const char* fma = tier.arch == "v4" ? "_mm512_fmadd_ps" : "_mm256_fmadd_ps";
@@ -134,40 +71,6 @@ TSR_VECTOR_FN TSR_HELPER float tsr_row_sum_sq(const tsr_storage* restrict x, int
   for (; i < n; ++i) { float d = tsr_load(x, i) - c; s += d * d; }
   return s;
 }
-/* up to VW elements from p, missing lanes set to `fill` */
-TSR_INLINE tsr_vec tsr_load_partial(const tsr_storage* p, int64_t count, float fill) {
-  tsr_vec v = fill;
-  for (int64_t l = 0; l < count; ++l) v[l] = tsr_load(p, l);
-  return v;
-}
-TSR_INLINE void tsr_store_partial(tsr_storage* p, tsr_vec v, int64_t count) {
-  for (int64_t l = 0; l < count; ++l) tsr_store(p, l, v[l]);
-}
-/* lanes of a where mask is set (all ones), else lanes of b */
-TSR_INLINE tsr_vec tsr_select(tsr_ivec mask, tsr_vec a, tsr_vec b) {
-  return (tsr_vec)(((tsr_ivec)a & mask) | ((tsr_ivec)b & ~mask));
-}
-/* exp of each lane for x <= 88 (softmax only sees x - max <= 0): Cephes expf
- * range reduction and polynomial (about 2 ulp); below -87.3 gives 0, NaN stays NaN */
-TSR_INLINE tsr_vec tsr_vexp(tsr_vec x) {
-  const tsr_ivec underflow = x < -87.33654f;
-  tsr_vec xc = tsr_select(x > 88.0f, (tsr_vec)88.0f, x);
-  xc = tsr_select(underflow, (tsr_vec)-87.33654f, xc);
-  const tsr_vec t = xc * 1.44269504088896341f + 0.5f;
-  tsr_ivec n = __builtin_convertvector(t, tsr_ivec);
-  n += __builtin_convertvector(n, tsr_vec) > t;   /* truncation to floor: true lanes are -1 */
-  const tsr_vec nf = __builtin_convertvector(n, tsr_vec);
-  const tsr_vec r = xc - nf * 0.693359375f + nf * 2.12194440e-4f;
-  tsr_vec p = 1.9875691500e-4f;
-  p = p * r + 1.3981999507e-3f;
-  p = p * r + 8.3334519073e-3f;
-  p = p * r + 4.1665795894e-2f;
-  p = p * r + 1.6666665459e-1f;
-  p = p * r + 5.0000001201e-1f;
-  p = p * r * r + r + 1.0f;
-  const tsr_vec y = p * (tsr_vec)((n + 127) << 23);
-  return tsr_select(underflow, (tsr_vec)0.0f, y);
-}
 /* sum of exp(x - mx); the tail lanes read as -inf, whose exp is 0 */
 TSR_VECTOR_FN TSR_HELPER float tsr_row_sum_exp(const tsr_storage* restrict x, int64_t n, float mx) {
   tsr_vec a0 = 0.0f, a1 = 0.0f;
@@ -192,9 +95,8 @@ std::string emit_rowwise(const KernelSpec& spec, const Tier& tier) {
   if (r.op == RowOp::rmsnorm || layernorm) desc << (r.affine ? ", affine" : ", no affine");
   std::ostringstream os;
   os << emit_prelude(spec, tier, desc.str());
-  os << "enum { VW = " << tier.vector_floats << " };\n"
-     << "#define TSR_STREAM_BYTES (32u << 20) /* about one server last-level cache */\n"
-     << vector_load(spec, tier) << kReductions;
+  os << "#define TSR_STREAM_BYTES (32u << 20) /* about one server last-level cache */\n"
+     << emit_vector_io(spec, tier) << rowwise_vector_helpers(tier) << kReductions;
   // The output pass per op, as a vector expression over loads of x, weight, bias.
   auto output = [&](const std::string& x, const std::string& w, const std::string& b) -> std::string {
     switch (r.op) {
@@ -223,7 +125,7 @@ std::string emit_rowwise(const KernelSpec& spec, const Tier& tier) {
       break;
     case RowOp::log_softmax:
       os << "    const float mx = tsr_row_max(xr, dim_cols);\n"
-         << "    const float log_sum = logf(tsr_row_sum_exp(xr, dim_cols, mx));\n";
+         << "    const float log_sum = tsr_vlog((tsr_vec)tsr_row_sum_exp(xr, dim_cols, mx))[0];\n";
       break;
     case RowOp::rmsnorm:
       os << "    const float inv = 1.0f / sqrtf(tsr_row_sum_sq(xr, dim_cols, 0.0f) / (float)dim_cols + "

@@ -63,10 +63,21 @@ std::string emit_entry_head(const KernelSpec& spec);
 std::string emit_workspace_head(const KernelSpec& spec);
 std::string emit_no_workspace(const KernelSpec& spec);
 
-// A C expression applying a unary op to the f32 expression `v`.
-std::string unary_expr(Op op, const std::string& v);
-// A C expression applying a binary op to f32 expressions `a`, `b`.
-std::string binary_expr(Op op, const std::string& a, const std::string& b);
+// --- vector math and vector I/O (x86_vector_math.cc, x86_vector_io.cc) ------
+
+// `enum { VW }`, the tsr_vec family of vector types and the vector math
+// functions tsr_v<op> for every unary op (no libm call); part of the prelude.
+std::string emit_vector_math(const Tier& tier);
+// A C expression applying a unary op to the tsr_vec expression `v`.
+std::string vector_unary_expr(Op op, const std::string& v);
+// A C expression applying an op (binary, or unary to `a`) to tsr_vec expressions.
+std::string vector_binary_expr(Op op, const std::string& a, const std::string& b);
+// tsr_load_vec / tsr_store_vec / tsr_stream_vec (VW storage elements) and
+// tsr_load_partial / tsr_store_partial for the spec's dtype on this tier.
+std::string emit_vector_io(const KernelSpec& spec, const Tier& tier);
+// In place: row[0 : NR) = op(row[...]) as vectors, for the matmul epilogue;
+// a C statement list (NR a multiple of VW, `row` 64-byte aligned).
+std::string vector_row_expr(Op op, const std::string& row, const std::string& count);
 
 // C literal for a double, exact when the value is an f32 (e.g. "0.5f").
 std::string float_literal(double v);

@@ -325,6 +325,13 @@ void* load_object(const Artifact& art) {
   return h;
 }
 
+// An artifact loaded, and its kernel entry (nullptr when either fails).
+using EntryFn = void (*)(const tsr_kernel_context*, void* const*, const int64_t*);
+std::pair<void*, EntryFn> load_entry(const Artifact& art) {
+  void* h = load_object(art);
+  return {h, h ? reinterpret_cast<EntryFn>(dlsym(h, art.entry.c_str())) : nullptr};
+}
+
 // Exactly the entry and its workspace function are exported.
 TEST_F(X86Test, ExportsExactlyTheEntryAndItsWorkspaceFunction) {
   const KernelSpec spec = matmul("gemm_syms", DType::f32, st(8), st(8), st(8), Layout::row, Layout::row);
@@ -433,11 +440,7 @@ TEST_F(X86Test, RowwiseOutputDoesNotDependOnAlignment) {
     for (const KernelSpec& spec : {rowwise("ln_align", DType::f32, RowOp::layernorm, rt("n"), rt("n"), true),
                                    rowwise("rms_align", DType::f32, RowOp::rmsnorm, rt("n"), rt("n"), true),
                                    rowwise("sm_align", DType::f32, RowOp::softmax, rt("n"), rt("n"), false)}) {
-      const Artifact art = build(spec, arch);
-      void* h = load_object(art);
-      ASSERT_NE(h, nullptr);
-      auto entry = reinterpret_cast<void (*)(const tsr_kernel_context*, void* const*, const int64_t*)>(
-          dlsym(h, art.entry.c_str()));
+      const auto [h, entry] = load_entry(build(spec, arch));
       ASSERT_NE(entry, nullptr);
       const tsr_kernel_context ctx = serial_context();
       const int64_t n = 37;   // rows of 148 bytes: every row starts at another offset
@@ -453,6 +456,41 @@ TEST_F(X86Test, RowwiseOutputDoesNotDependOnAlignment) {
         if (first.empty()) first = out;
         EXPECT_EQ(std::memcmp(out.data(), first.data(), first.size() * sizeof(float)), 0)
             << spec.name << " x86:" << arch << " with y at +" << offset << " floats";
+      }
+      dlclose(h);
+    }
+  }
+}
+
+// An elementwise element is computed by the one vector pass wherever it
+// falls: in a full vector, in the zero-padded tail, in any task. The same
+// 37 inputs repeat over three lengths (a tail only; a task plus a tail; two
+// tasks plus a tail) and every output must have the bits of its first copy.
+TEST_F(X86Test, ElementwiseBitsDoNotDependOnPosition) {
+  const float values[] = {0.0f, -0.0f, 1.0f, -1.0f, 0.5f, -3.75f, 12.5f, -12.5f, 88.0f, -88.0f, 1e-3f, -1e-3f,
+                          2.0f, -2.0f, 0.3f, -0.3f, 7.0f, -7.0f, 0.999f, -0.999f, 40.0f, -40.0f, 1e-7f, -1e-7f,
+                          3.0f, -3.0f, 0.1f, -0.1f, 5.5f, -5.5f, 0.7f, -0.7f, 20.0f, -20.0f, 1.5f, -1.5f, INFINITY};
+  const int64_t period = sizeof values / sizeof values[0];
+  const int64_t lengths[] = {21, 32768 + 5, 2 * 32768 + period + 3};
+  for (const char* arch : kArchs) {
+    if (!target_->device(arch).present) continue;
+    for (DType t : kDtypes) {
+      const KernelSpec spec = elementwise("ew_position", t, {Op::silu, Op::gelu_erf, Op::tanh, Op::sigmoid}, rt("n"));
+      const auto [h, entry] = load_entry(build(spec, arch));
+      ASSERT_NE(entry, nullptr);
+      const tsr_kernel_context ctx = serial_context();
+      const size_t size = dtype_size(t);
+      std::vector<uint8_t> first;   // outputs of the 37 inputs in the first run that has them all
+      for (int64_t n : {lengths[2], lengths[0], lengths[1]}) {
+        std::vector<uint8_t> in(static_cast<size_t>(n) * size), out(in.size());
+        for (int64_t i = 0; i < n; ++i) store_element(in.data(), t, i, values[i % period]);
+        void* buffers[] = {in.data(), out.data()};
+        entry(&ctx, buffers, &n);
+        if (first.empty()) first.assign(out.begin(), out.begin() + period * static_cast<int64_t>(size));
+        for (int64_t i = 0; i < n; ++i)
+          ASSERT_EQ(std::memcmp(&out[i * size], &first[(i % period) * size], size), 0)
+              << "x86:" << arch << " " << dtype_name(t) << " n = " << n << ": element " << i
+              << " differs from element " << i % period << " (input " << values[i % period] << ")";
       }
       dlclose(h);
     }

@@ -39,6 +39,10 @@ Tiling tiling_for(const Tier& tier) {
 constexpr int kTasksWanted = 16;
 constexpr int kTileMinPanels = 8;
 
+}  // namespace
+
+// ---- shared with the AMX emitter (x86_emit_matmul_amx.cc): the epilogue path ----
+
 std::string epilogue_lines(const MatmulSpec& mm, const std::string& indent) {
   std::ostringstream os;
   for (const EpilogueOp& e : mm.epilogue) {
@@ -84,6 +88,25 @@ std::string operand_args(const MatmulSpec& mm, const std::string& prefix) {
   if (mm.has_residual()) s += ", " + prefix + "residual";
   return s;
 }
+
+std::string emit_store_tile(const MatmulSpec& mm) {
+  std::ostringstream os;
+  os << "/* C[m0 : m0+rows, n0 : n0+cols] = epilogue(tile) rounded to storage */\n"
+     << "static void tsr_store_tile(const float* restrict tile, tsr_storage* restrict c" << operand_params(mm)
+     << ",\n                           int64_t m0, int64_t n0, int64_t rows, int64_t cols, int64_t dim_n) {\n"
+     << "  for (int64_t i = 0; i < rows; ++i) {\n"
+     << "    const int64_t m = m0 + i;\n"
+     << "    for (int64_t j = 0; j < cols; ++j) {\n"
+     << "      const int64_t n = n0 + j;\n"
+     << "      float v = tile[i * NR + j];\n"
+     << epilogue_lines(mm, "      ") << "      tsr_store(c, m * dim_n + n, v);\n"
+     << "    }\n  }\n  (void)m0;\n}\n\n";
+  return os.str();
+}
+
+// ---- end of the part shared with the AMX emitter ----
+
+namespace {
 
 std::string micro_kernel(const Tiling& t, const Tier& tier) {
   std::ostringstream os;
@@ -203,16 +226,7 @@ std::string emit_matmul(const KernelSpec& spec, const Tier& tier) {
   os << micro_kernel(t, tier);
 
   // Store of one finished tile through the epilogue.
-  os << "/* C[m0 : m0+rows, n0 : n0+cols] = epilogue(tile) rounded to storage */\n"
-     << "static void tsr_store_tile(const float* restrict tile, tsr_storage* restrict c" << operand_params(mm)
-     << ",\n                           int64_t m0, int64_t n0, int64_t rows, int64_t cols, int64_t dim_n) {\n"
-     << "  for (int64_t i = 0; i < rows; ++i) {\n"
-     << "    const int64_t m = m0 + i;\n"
-     << "    for (int64_t j = 0; j < cols; ++j) {\n"
-     << "      const int64_t n = n0 + j;\n"
-     << "      float v = tile[i * NR + j];\n"
-     << epilogue_lines(mm, "      ") << "      tsr_store(c, m * dim_n + n, v);\n"
-     << "    }\n  }\n  (void)m0;\n}\n\n";
+  os << emit_store_tile(mm);
 
   // The split into tasks and the workspace layout, from the shape alone.
   os << "/* How a launch splits into tasks, from the shape alone: the split, and with it\n"

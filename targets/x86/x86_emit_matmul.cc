@@ -224,6 +224,10 @@ std::string emit_matmul(const KernelSpec& spec, const Tier& tier) {
   os << "  }\n}\n\n";
 
   os << micro_kernel(t, tier);
+  // Hook: bf16 on v4 calls the *_any helpers, which pick VDPBF16PS at run time.
+  const bool dot = uses_bf16dot(spec, tier);
+  const std::string any = dot ? "_any" : "";
+  if (dot) os << emit_bf16dot_helpers(spec, t.mr, t.nv);
 
   // Store of one finished tile through the epilogue.
   os << emit_store_tile(mm);
@@ -276,7 +280,7 @@ std::string emit_matmul(const KernelSpec& spec, const Tier& tier) {
      << "static void tsr_pack_b_task(void* arg, int64_t task, uint32_t worker) {\n"
      << "  const tsr_launch* l = (const tsr_launch*)arg;\n"
      << "  (void)worker;\n"
-     << "  tsr_pack_b(l->bp, l->b, l->j0, l->nc, l->ncpad, task * NR, l->dim_n, l->dim_k);\n"
+     << "  tsr_pack_b" << any << "(l->bp, l->b, l->j0, l->nc, l->ncpad, task * NR, l->dim_n, l->dim_k);\n"
      << "}\n\n";
 
   os << "/* task (row block, column tile): C[i0 : i0+mc, j0+jt : j0+jt+nt] over all of K,\n"
@@ -295,16 +299,16 @@ std::string emit_matmul(const KernelSpec& spec, const Tier& tier) {
      << "    const int64_t p0 = kb * KC;\n"
      << "    const int64_t kc = dim_k - p0 < KC ? dim_k - p0 : KC;\n"
      << "    const int first = kb == 0, last = kb == l->plan.k_blocks - 1;\n"
-     << "    tsr_pack_a(ap, l->a, i0, mc, p0, kc, dim_m, dim_k);\n"
+     << "    tsr_pack_a" << any << "(ap, l->a, i0, mc, p0, kc, dim_m, dim_k);\n"
      << "    for (int64_t jr = jt; jr < jt + nt; jr += NR) {\n"
      << "      const float* b_panel = l->bp + p0 * l->ncpad + jr * kc;\n"
      << "      for (int64_t ir = 0; ir < mc; ir += MR) {\n"
      << "        const float* a_panel = ap + ir * kc;\n"
      << "        float* partial = cw ? cw + ((jr - jt) / NR * (MC / MR) + ir / MR) * (MR * NR) : NULL;\n"
      << "        if (!last) {\n"
-     << "          tsr_micro_kernel(kc, a_panel, b_panel, first ? NULL : partial, partial);\n"
+     << "          tsr_micro_kernel" << any << "(kc, a_panel, b_panel, first ? NULL : partial, partial);\n"
      << "        } else {\n"
-     << "          tsr_micro_kernel(kc, a_panel, b_panel, first ? NULL : partial, tile);\n"
+     << "          tsr_micro_kernel" << any << "(kc, a_panel, b_panel, first ? NULL : partial, tile);\n"
      << "          tsr_store_tile(tile, l->c" << operand_args(mm, "l->") << ", i0 + ir, l->j0 + jr,\n"
      << "                         mc - ir < MR ? mc - ir : MR, nt - (jr - jt) < NR ? nt - (jr - jt) : NR, dim_n);\n"
      << "        }\n"

@@ -95,6 +95,13 @@ std::string epilogue_description(const MatmulSpec& mm);
 std::string operand_args(const MatmulSpec& mm, const std::string& prefix);
 std::string emit_store_tile(const MatmulSpec& mm);
 
+// bf16 matmul on x86:v4 takes VDPBF16PS where the CPU has AVX512-BF16, chosen
+// at run time (x86_emit_matmul_bf16dot.cc): the helpers define
+// tsr_pack_a_any, tsr_pack_b_any and tsr_micro_kernel_any with the
+// signatures of tsr_pack_a, tsr_pack_b and tsr_micro_kernel (emitted after them).
+bool uses_bf16dot(const KernelSpec& spec, const Tier& tier);
+std::string emit_bf16dot_helpers(const KernelSpec& spec, int mr, int nv);
+
 // --- compile step (x86_toolchain.cc) ----------------------------------------
 
 ToolchainInfo find_clang();

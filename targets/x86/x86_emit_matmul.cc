@@ -104,6 +104,37 @@ std::string emit_store_tile(const MatmulSpec& mm) {
   return os.str();
 }
 
+std::string emit_matmul_entry(const KernelSpec& spec) {
+  const MatmulSpec& mm = spec.matmul();
+  std::ostringstream os;
+  os << emit_entry_head(spec)
+     << "  l.dim_m = " << dim_expr(spec, mm.m) << ";\n"
+     << "  l.dim_n = " << dim_expr(spec, mm.n) << ";\n"
+     << "  l.dim_k = " << dim_expr(spec, mm.k) << ";\n"
+     << "  /* an empty C returns at once; K = 0 still writes epilogue(0), the empty sum */\n"
+     << "  if (l.dim_m <= 0 || l.dim_n <= 0) return;\n"
+     << "  l.plan = tsr_make_plan(l.dim_m, l.dim_n, l.dim_k);\n"
+     << "  l.bp = ctx->workspace;   /* packed B (f32, or the kernel's own packing) */\n"
+     << "  l.worker_space = (char*)ctx->workspace + l.plan.bp_bytes;\n"
+     << "  for (l.j0 = 0; l.j0 < l.dim_n; l.j0 += l.plan.nc_max) {\n"
+     << "    l.nc = l.dim_n - l.j0 < l.plan.nc_max ? l.dim_n - l.j0 : l.plan.nc_max;\n"
+     << "    l.ncpad = (l.nc + NR - 1) / NR * NR;\n"
+     << "    l.tiles_n = (l.nc + l.plan.tile_n - 1) / l.plan.tile_n;\n"
+     << "    if (l.dim_k > 0) tsr_run(ctx, l.ncpad / NR, tsr_pack_b_task, &l);\n"
+     << "    tsr_run(ctx, l.plan.m_blocks * l.tiles_n, tsr_block_task, &l);\n"
+     << "  }\n"
+     << "}\n\n";
+
+  os << emit_workspace_head(spec)
+     << "  const int64_t dim_m = " << dim_expr(spec, mm.m) << ", dim_n = " << dim_expr(spec, mm.n)
+     << ", dim_k = " << dim_expr(spec, mm.k) << ";\n"
+     << "  if (dim_m <= 0 || dim_n <= 0) return 0;\n"
+     << "  const tsr_plan p = tsr_make_plan(dim_m, dim_n, dim_k);\n"
+     << "  return p.bp_bytes + (uint64_t)worker_count * p.worker_bytes;\n"
+     << "}\n";
+  return os.str();
+}
+
 // ---- end of the part shared with the AMX emitter ----
 
 namespace {
@@ -317,31 +348,7 @@ std::string emit_matmul(const KernelSpec& spec, const Tier& tier) {
      << "  }\n"
      << "}\n\n";
 
-  os << emit_entry_head(spec)
-     << "  l.dim_m = " << dim_expr(spec, mm.m) << ";\n"
-     << "  l.dim_n = " << dim_expr(spec, mm.n) << ";\n"
-     << "  l.dim_k = " << dim_expr(spec, mm.k) << ";\n"
-     << "  /* an empty C returns at once; K = 0 still writes epilogue(0), the empty sum */\n"
-     << "  if (l.dim_m <= 0 || l.dim_n <= 0) return;\n"
-     << "  l.plan = tsr_make_plan(l.dim_m, l.dim_n, l.dim_k);\n"
-     << "  l.bp = (float*)ctx->workspace;\n"
-     << "  l.worker_space = (char*)ctx->workspace + l.plan.bp_bytes;\n"
-     << "  for (l.j0 = 0; l.j0 < l.dim_n; l.j0 += l.plan.nc_max) {\n"
-     << "    l.nc = l.dim_n - l.j0 < l.plan.nc_max ? l.dim_n - l.j0 : l.plan.nc_max;\n"
-     << "    l.ncpad = (l.nc + NR - 1) / NR * NR;\n"
-     << "    l.tiles_n = (l.nc + l.plan.tile_n - 1) / l.plan.tile_n;\n"
-     << "    if (l.dim_k > 0) tsr_run(ctx, l.ncpad / NR, tsr_pack_b_task, &l);\n"
-     << "    tsr_run(ctx, l.plan.m_blocks * l.tiles_n, tsr_block_task, &l);\n"
-     << "  }\n"
-     << "}\n\n";
-
-  os << emit_workspace_head(spec)
-     << "  const int64_t dim_m = " << dim_expr(spec, mm.m) << ", dim_n = " << dim_expr(spec, mm.n)
-     << ", dim_k = " << dim_expr(spec, mm.k) << ";\n"
-     << "  if (dim_m <= 0 || dim_n <= 0) return 0;\n"
-     << "  const tsr_plan p = tsr_make_plan(dim_m, dim_n, dim_k);\n"
-     << "  return p.bp_bytes + (uint64_t)worker_count * p.worker_bytes;\n"
-     << "}\n";
+  os << emit_matmul_entry(spec);
   return os.str();
 }
 

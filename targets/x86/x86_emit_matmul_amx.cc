@@ -183,31 +183,7 @@ std::string emit_matmul_amx(const KernelSpec& spec, const Tier& tier) {
      << "  _tile_release();\n"
      << "}\n\n";
 
-  os << emit_entry_head(spec)
-     << "  l.dim_m = " << dim_expr(spec, mm.m) << ";\n"
-     << "  l.dim_n = " << dim_expr(spec, mm.n) << ";\n"
-     << "  l.dim_k = " << dim_expr(spec, mm.k) << ";\n"
-     << "  /* an empty C returns at once; K = 0 still writes epilogue(0), the empty sum */\n"
-     << "  if (l.dim_m <= 0 || l.dim_n <= 0) return;\n"
-     << "  l.plan = tsr_make_plan(l.dim_m, l.dim_n, l.dim_k);\n"
-     << "  l.bp = (uint16_t*)ctx->workspace;\n"
-     << "  l.worker_space = (char*)ctx->workspace + l.plan.bp_bytes;\n"
-     << "  for (l.j0 = 0; l.j0 < l.dim_n; l.j0 += l.plan.nc_max) {\n"
-     << "    l.nc = l.dim_n - l.j0 < l.plan.nc_max ? l.dim_n - l.j0 : l.plan.nc_max;\n"
-     << "    l.ncpad = (l.nc + NB - 1) / NB * NB;\n"
-     << "    l.tiles_n = (l.nc + l.plan.tile_n - 1) / l.plan.tile_n;\n"
-     << "    tsr_run(ctx, l.ncpad / NB, tsr_pack_b_task, &l);\n"
-     << "    tsr_run(ctx, l.plan.m_blocks * l.tiles_n, tsr_block_task, &l);\n"
-     << "  }\n"
-     << "}\n\n";
-
-  os << emit_workspace_head(spec)
-     << "  const int64_t dim_m = " << dim_expr(spec, mm.m) << ", dim_n = " << dim_expr(spec, mm.n)
-     << ", dim_k = " << dim_expr(spec, mm.k) << ";\n"
-     << "  if (dim_m <= 0 || dim_n <= 0) return 0;\n"
-     << "  const tsr_plan p = tsr_make_plan(dim_m, dim_n, dim_k);\n"
-     << "  return p.bp_bytes + (uint64_t)worker_count * p.worker_bytes;\n"
-     << "}\n";
+  os << emit_matmul_entry(spec);
   return os.str();
 }
 

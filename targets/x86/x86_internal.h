@@ -94,6 +94,12 @@ std::string emit_matmul_amx(const KernelSpec& spec, const Tier& tier);
 std::string epilogue_description(const MatmulSpec& mm);
 std::string operand_args(const MatmulSpec& mm, const std::string& prefix);
 std::string emit_store_tile(const MatmulSpec& mm);
+// The entry and E_workspace of a GotoBLAS-shaped kernel: tsr_make_plan(m, n, k)
+// (fields nc_max, tile_n, m_blocks, bp_bytes, worker_bytes), packed B at the
+// workspace's start, then plan.worker_bytes per worker; per column block of
+// nc_max columns, tsr_pack_b_task over the NR-column panels (not for K = 0),
+// then tsr_block_task over m_blocks x tiles_n tasks.
+std::string emit_matmul_entry(const KernelSpec& spec);
 
 // bf16 matmul on x86:v4 takes VDPBF16PS where the CPU has AVX512-BF16, chosen
 // at run time (x86_emit_matmul_bf16dot.cc): the helpers define

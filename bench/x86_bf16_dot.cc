@@ -24,7 +24,7 @@
 
 namespace {
 
-constexpr int kRepeats = 5;
+constexpr int kRepeats = 9;
 
 float bf16_to_f32(uint16_t h) {
   uint32_t u = static_cast<uint32_t>(h) << 16;

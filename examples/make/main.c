@@ -21,7 +21,7 @@
 
 #include "tesserart.h"
 
-/* Defined in kernels_blob.c, written by `tesserac embed --symbol example_kernels`. */
+/* Defined in the object `tesserac embed --symbol example_kernels` writes. */
 extern const unsigned char example_kernels[];
 extern const size_t example_kernels_size;
 

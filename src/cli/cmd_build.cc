@@ -3,6 +3,7 @@
 // present, and write the fat archive (and/or loose artifacts with a
 // manifest). Any FAIL writes nothing.
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <iostream>
 #include <memory>
@@ -10,6 +11,8 @@
 
 #include "cli/command_files.h"
 #include "cli/commands.h"
+#include "cli/pipeline_options.h"
+#include "cli/pipeline_outputs.h"
 #include "cli/receipt_options.h"
 #include "cli/spec_selection.h"
 #include "archive/archive_writer.h"
@@ -32,6 +35,7 @@ struct BuildOptions {
   std::string depfile;
   bool no_oracle = false;
   ReceiptOptions receipts;
+  PipelineOptions pipeline;
 };
 
 // Rows with an artifact come from a registered target: it was compiled there.
@@ -46,6 +50,8 @@ std::vector<CommandPath> build_outputs(const BuildOptions& opts, const std::vect
   if (!opts.output.empty()) outputs.push_back({"-o", opts.output});
   if (!opts.depfile.empty()) outputs.push_back({"--depfile", opts.depfile});
   if (!opts.selection.json.empty()) outputs.push_back({"--json", opts.selection.json});
+  if (!opts.pipeline.report.empty()) outputs.push_back({"--report", opts.pipeline.report});
+  if (!opts.pipeline.junit.empty()) outputs.push_back({"--junit", opts.pipeline.junit});
   if (!opts.out_dir.empty()) {
     outputs.push_back({"--out-dir", opts.out_dir + "/manifest.json"});
     for (const VerdictRow& row : rows)
@@ -99,7 +105,9 @@ RunFn register_build(CLI::App& app) {
                   "Also write a Makefile-syntax depfile for -o (the specs and spec directories read)");
   sub->add_flag("--no-oracle", opts->no_oracle, "Do not run the oracle; verdicts are NOT_RUN (skipped by request)");
   add_receipt_options(sub, opts->receipts, /*required=*/false);
+  add_pipeline_options(sub, opts->pipeline);
   return [opts]() -> int {
+    const auto started = std::chrono::steady_clock::now();
     if (opts->output.empty() && (!opts->receipts.paths.empty() || opts->receipts.require))
       return report_error("--receipts and --require-receipts need -o FILE.tfat", kExitUsage);
     if (!opts->receipts.trusted_keys.empty() && opts->receipts.paths.empty())
@@ -132,10 +140,16 @@ RunFn register_build(CLI::App& app) {
     q.run_oracle = !opts->no_oracle;
     q.emulate = opts->selection.emulate;
     q.keep_artifacts = true;
+    Pipeline pipeline = start_pipeline(opts->pipeline);
+    q.cache = pipeline.cache ? &*pipeline.cache : nullptr;
+    q.jobs = pipeline.jobs;
+    q.progress = pipeline.progress.get();
     std::vector<VerdictRow> rows = qualify_jobs(jobs, q);
-    std::cout << render_verdict_table(rows);
+    finish_pipeline(opts->pipeline, pipeline);
+    if (!opts->pipeline.quiet) std::cout << render_verdict_table(rows);
     if (int rc = check_outputs(inputs, build_outputs(*opts, rows)); rc != kExitOk) return rc;
     if (int rc = write_verdict_json(opts->selection, render_verdict_json(rows)); rc != kExitOk) return rc;
+    if (int rc = write_pipeline_outputs(opts->pipeline, pipeline, "build", rows, started); rc != kExitOk) return rc;
     for (const VerdictRow& r : rows) {
       // A target named with -t must build; the default "every target" plan
       // records an unavailable toolchain as NOT_RUN and goes on.

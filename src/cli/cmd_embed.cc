@@ -23,19 +23,26 @@ bool ends_with(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
-// Compiles the generated C with the system C compiler into a relocatable object.
-int write_object(const std::string& source, const std::string& output) {
+// Assembles the archive's bytes (.incbin of a scratch copy: the bytes that
+// were verified, whatever happens to the file meanwhile) into a relocatable
+// object with the system C compiler's assembler driver.
+int write_object(const std::vector<uint8_t>& bytes, const std::string& symbol, const std::string& output) {
   const char* env = std::getenv("CC");
   std::string cc = find_in_path(env && *env ? env : "cc");
   if (cc.empty()) cc = find_in_path("clang-14");
   if (cc.empty()) return report_error("embed -o FILE.o needs a C compiler (set CC or install build-essential)", kExitToolchain);
   Expected<ScratchDir> dir = ScratchDir::create("tesserac-embed");
   if (!dir) return report(dir.error());
-  const std::string c_path = dir->path() + "/archive.c", o_path = dir->path() + "/archive.o";
-  if (Status wrote = write_file(c_path, source); !wrote.ok()) return report(wrote.error());
-  ProcessResult r = run_process({cc, "-std=c11", "-c", "-fPIC", "-O0", c_path, "-o", o_path});
+  const std::string bin_path = dir->path() + "/archive.bin", s_path = dir->path() + "/archive.s",
+                    o_path = dir->path() + "/archive.o";
+  Expected<std::string> assembly = embed_as_assembly(bytes.size(), symbol, bin_path);
+  if (!assembly) return report(assembly.error());
+  const std::string_view raw(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+  if (Status wrote = write_file(bin_path, raw); !wrote.ok()) return report(wrote.error());
+  if (Status wrote = write_file(s_path, *assembly); !wrote.ok()) return report(wrote.error());
+  ProcessResult r = run_process({cc, "-c", "-x", "assembler", s_path, "-o", o_path});
   if (!r.error.empty()) return report_error(r.error, kExitToolchain);
-  if (r.exit_code != 0) return report_error(cc + " failed to compile the embedded archive:\n" + r.output, kExitToolchain);
+  if (r.exit_code != 0) return report_error(cc + " failed to assemble the embedded archive:\n" + r.output, kExitToolchain);
   Expected<std::vector<uint8_t>> object = read_file_bytes(o_path);
   if (!object) return report(object.error());
   Status written = write_file_atomic(output, *object);
@@ -64,9 +71,9 @@ RunFn register_embed(CLI::App& app) {
     if (!verified.ok()) return report_error(verified.error().message(), kExitInvalid);   // it names the file
     Expected<std::vector<uint8_t>> bytes = read_file_bytes(opts->archive);
     if (!bytes) return report(bytes.error());
+    if (ends_with(opts->output, ".o")) return write_object(*bytes, opts->symbol, opts->output);
     Expected<std::string> source = embed_as_c_source(*bytes, opts->symbol);
     if (!source) return report(source.error());
-    if (ends_with(opts->output, ".o")) return write_object(*source, opts->output);
     Status written = write_file_atomic(opts->output, *source);
     return written.ok() ? kExitOk : report(written.error());
   };

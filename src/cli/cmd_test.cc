@@ -1,10 +1,13 @@
 // tesserac test SPEC|DIR... [-t TARGET,...] [--json FILE]: compile and run the
 // oracle for every spec x target on the hardware present; print the table.
+#include <chrono>
 #include <iostream>
 #include <memory>
 
 #include "cli/command_files.h"
 #include "cli/commands.h"
+#include "cli/pipeline_options.h"
+#include "cli/pipeline_outputs.h"
 #include "cli/spec_selection.h"
 #include "driver/plan.h"
 #include "driver/qualify.h"
@@ -17,6 +20,7 @@ namespace {
 struct TestOptions {
   SpecSelection selection;
   std::string archive;
+  PipelineOptions pipeline;
 };
 }  // namespace
 
@@ -26,7 +30,9 @@ RunFn register_test(CLI::App& app) {
   add_spec_selection_options(sub, opts->selection);
   sub->add_option("--archive", opts->archive,
                   "Check the variants in this .tfat through the runtime stub instead of compiling");
+  add_pipeline_options(sub, opts->pipeline);
   return [opts]() -> int {
+    const auto started = std::chrono::steady_clock::now();
     std::vector<CommandPath> inputs = spec_input_paths(opts->selection.specs);
     if (!opts->archive.empty() && opts->selection.emulate)
       return report_error("--emulate runs the emitted CUDA source, which an archive does not hold; "
@@ -38,8 +44,12 @@ RunFn register_test(CLI::App& app) {
         return report_error(opts->archive + ": " + regular.error().message(), kExitInvalid);
       inputs.push_back({"--archive", opts->archive});
     }
-    if (!opts->selection.json.empty())
-      if (int rc = check_outputs(inputs, {{"--json", opts->selection.json}}); rc != kExitOk) return rc;
+    std::vector<CommandPath> outputs;
+    if (!opts->selection.json.empty()) outputs.push_back({"--json", opts->selection.json});
+    if (!opts->pipeline.report.empty()) outputs.push_back({"--report", opts->pipeline.report});
+    if (!opts->pipeline.junit.empty()) outputs.push_back({"--junit", opts->pipeline.junit});
+    if (!outputs.empty())
+      if (int rc = check_outputs(inputs, outputs); rc != kExitOk) return rc;
     int exit_code = kExitOk;
     std::optional<LoadedSelection> loaded = load_selection(opts->selection, exit_code);
     if (!loaded) return exit_code;
@@ -56,9 +66,15 @@ RunFn register_test(CLI::App& app) {
       archive.reset(raw);
       q.archive = raw;
     }
+    Pipeline pipeline = start_pipeline(opts->pipeline);
+    q.cache = pipeline.cache ? &*pipeline.cache : nullptr;
+    q.jobs = pipeline.jobs;
+    q.progress = pipeline.progress.get();
     std::vector<VerdictRow> rows = qualify_jobs(plan_jobs(loaded->specs, loaded->targets), q);
-    std::cout << render_verdict_table(rows);
+    finish_pipeline(opts->pipeline, pipeline);
+    if (!opts->pipeline.quiet) std::cout << render_verdict_table(rows);
     if (int rc = write_verdict_json(opts->selection, render_verdict_json(rows)); rc != kExitOk) return rc;
+    if (int rc = write_pipeline_outputs(opts->pipeline, pipeline, "test", rows, started); rc != kExitOk) return rc;
     bool failed = false, compile_failed = false;
     for (const VerdictRow& r : rows) {
       failed = failed || r.report.verdict == Verdict::fail;

@@ -11,4 +11,10 @@ namespace tsr {
 Expected<std::string> emit_for_target(const KernelSpec& spec, const TargetName& target);
 Expected<Artifact> compile_for_target(const KernelSpec& spec, const TargetName& target);
 
+// The compile half of compile_for_target, for a caller that emitted (and
+// looked the source up in the compile cache) first: `source` is what
+// emit_for_target returned, `toolchain` the target's (found).
+Expected<Artifact> compile_emitted(const KernelSpec& spec, const TargetName& target, const ToolchainInfo& toolchain,
+                                   const std::string& source);
+
 }  // namespace tsr

@@ -2,11 +2,16 @@
 
 #include "oracle/compare.h"
 
+#include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <iostream>
 #include <map>
+#include <mutex>
+#include <thread>
 #include <nlohmann/json.hpp>
 
+#include "cache/compile_cache.h"
 #include "driver/compile.h"
 #include "driver/stub_routed_target.h"
 #include "tesserart.h"
@@ -116,32 +121,179 @@ bool runs_emulated(const Job& job, const Target& target, const QualifyOptions& o
 
 }  // namespace
 
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double ms_since(Clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+// One job's compile step: the emitted source and its cache key are worked
+// out first (on the calling thread), the compile itself may run on a worker.
+struct CompileStep {
+  ToolchainInfo toolchain;
+  std::string source;
+  std::string cache_key;
+  std::optional<Expected<Artifact>> result;   // unset: still to compile
+};
+
+// Emits every job's source, answers what the cache holds, and compiles the
+// rest on `options.jobs` threads. Steps of jobs with nothing to compile
+// (unsupported, archive) stay empty.
+std::vector<std::optional<CompileStep>> compile_all(const std::vector<Job>& jobs, const QualifyOptions& options,
+                                                    std::vector<VerdictRow>& rows) {
+  std::vector<std::optional<CompileStep>> steps(jobs.size());
+  std::vector<size_t> to_compile;
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    const Job& job = jobs[i];
+    if (!job.unsupported.empty() || options.archive) continue;
+    const Clock::time_point start = Clock::now();
+    CompileStep& step = steps[i].emplace();
+    const Target* target = find_target(job.target.kind);
+    step.toolchain = target->toolchain();
+    if (!step.toolchain.found) {
+      step.result = Expected<Artifact>(
+          toolchain_error("target unavailable: " + job.target.str() + ": " + step.toolchain.why_unavailable));
+      continue;
+    }
+    Expected<std::string> source = emit_for_target(*job.spec, job.target);
+    if (!source) {
+      step.result = Expected<Artifact>(source.take_error());
+      continue;
+    }
+    step.source = std::move(*source);
+    if (options.cache) {
+      step.cache_key = artifact_cache_key(rows[i].identity, job.target, step.toolchain, step.source);
+      if (std::optional<Artifact> hit = options.cache->find_artifact(step.cache_key)) {
+        step.result = Expected<Artifact>(std::move(*hit));
+        rows[i].artifact_cached = true;
+        rows[i].compile_ms = ms_since(start);
+        if (options.progress)
+          options.progress->detail("compile cache hit: " + job.target.str() + " " + job.spec->name + " (" +
+                                   step.cache_key.substr(0, 16) + ")");
+        continue;
+      }
+    }
+    rows[i].compile_ms = ms_since(start);
+    to_compile.push_back(i);
+  }
+
+  std::mutex mutex;   // guards `next`, the progress sink and the steps' results
+  size_t next = 0;
+  auto worker = [&]() {
+    for (;;) {
+      size_t n;
+      {
+        std::lock_guard<std::mutex> lock(mutex);
+        if (next == to_compile.size()) return;
+        n = next++;
+        const Job& job = jobs[to_compile[n]];
+        if (options.progress)
+          options.progress->step(n + 1, to_compile.size(), "compile", job.target.str(), job.spec->name);
+      }
+      const size_t i = to_compile[n];
+      CompileStep& step = *steps[i];
+      const Clock::time_point start = Clock::now();
+      Expected<Artifact> artifact = compile_emitted(*jobs[i].spec, jobs[i].target, step.toolchain, step.source);
+      std::lock_guard<std::mutex> lock(mutex);
+      rows[i].compile_ms += ms_since(start);
+      step.result = std::move(artifact);
+    }
+  };
+  const unsigned threads = std::max(1u, std::min<unsigned>(options.jobs, static_cast<unsigned>(to_compile.size())));
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < threads; ++t) pool.emplace_back(worker);
+  worker();
+  for (std::thread& t : pool) t.join();
+
+  // Stored in job order, from this thread (the cache is not shared between threads).
+  if (options.cache)
+    for (size_t i : to_compile)
+      if (steps[i]->result->ok()) options.cache->store_artifact(steps[i]->cache_key, **steps[i]->result);
+  return steps;
+}
+
+// The oracle on the compiled artifact, or the compile cache's record of
+// the same pass: same program, artifact, device, seed and TSR_*/TESSERAC_*
+// environment (docs/cache.md).
+void qualify_compiled_cached(const Job& job, const Target& target, const Artifact& artifact,
+                             const QualifyOptions& options, VerdictRow& row) {
+  std::string key;
+  if (options.cache) {
+    key = verdict_cache_key(artifact.key, sha256_hex(artifact.bytes.data(), artifact.bytes.size()),
+                            target.device(job.target.arch), options.seed, false);
+    if (std::optional<CachedVerdict> hit = options.cache->find_verdict(key)) {
+      row.report = hit->report;
+      row.route = hit->route;
+      row.verdict_cached = true;
+      return;
+    }
+  }
+  qualify_compiled(job, target, artifact, options.seed, row);
+  if (options.cache) options.cache->store_verdict(key, {row.report, row.route});
+}
+
+void qualify_emulated_cached(const Job& job, const Target& target, const std::string& source,
+                             const QualifyOptions& options, EmulationCache& emulated, VerdictRow& row) {
+  std::string key;
+  if (options.cache) {
+    ToolchainInfo emulator;
+    emulator.path = "tesserac CPU emulator";
+    const std::string source_key = artifact_cache_key(row.identity, job.target, emulator, source);
+    key = verdict_cache_key(source_key, sha256_hex(source), target.device(job.target.arch), options.seed, true);
+    if (std::optional<CachedVerdict> hit = options.cache->find_verdict(key)) {
+      row.report = hit->report;
+      row.route = hit->route;
+      row.verdict_cached = true;
+      return;
+    }
+  }
+  qualify_emulated(job, target, options.seed, emulated, row);
+  // Only a report this job emulated itself: one reused from another arch in
+  // this run says so in its reason and is worked out again next time.
+  if (options.cache && row.report.reason.find("emulated once)") == std::string::npos)
+    options.cache->store_verdict(key, {row.report, row.route});
+}
+
+}  // namespace
+
 std::vector<VerdictRow> qualify_jobs(const std::vector<Job>& jobs, const QualifyOptions& options) {
-  std::vector<VerdictRow> rows;
+  std::vector<VerdictRow> rows(jobs.size());
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    rows[i].kernel = jobs[i].spec->name;
+    rows[i].identity = kernel_identity(*jobs[i].spec);
+    rows[i].target = jobs[i].target;
+  }
+  std::vector<std::optional<CompileStep>> steps = compile_all(jobs, options, rows);
   EmulationCache emulated;
-  for (const Job& job : jobs) {
-    VerdictRow row;
-    row.kernel = job.spec->name;
-    row.identity = kernel_identity(*job.spec);
-    row.target = job.target;
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    const Job& job = jobs[i];
+    VerdictRow& row = rows[i];
     if (!job.unsupported.empty()) {
       row.report = not_run("target does not support this kernel: " + job.unsupported, *job.spec, options.seed);
-      rows.push_back(std::move(row));
       continue;
     }
     const Target* target = find_target(job.target.kind);
+    if (options.progress && (options.run_oracle || options.archive))
+      options.progress->step(i + 1, jobs.size(), "oracle", job.target.str(), job.spec->name);
+    const Clock::time_point start = Clock::now();
     if (options.archive) {
       qualify_from_archive(job, *target, options, row);
-      rows.push_back(std::move(row));
+      row.oracle_ms = ms_since(start);
       continue;
     }
-    Expected<Artifact> artifact = compile_for_target(*job.spec, job.target);
+    Expected<Artifact>& artifact = *steps[i]->result;
     const bool emulate = options.run_oracle && runs_emulated(job, *target, options);
     if (!artifact) {
       const bool unavailable = artifact.error().message().rfind("target unavailable:", 0) == 0;
       row.compile_failed = !unavailable;
       row.unavailable = unavailable;
-      if (!unavailable) std::cerr << "tesserac: error: " << artifact.error().message() << "\n";
+      if (!unavailable) {
+        row.error = artifact.error().message();
+        if (options.progress) options.progress->finish();   // a progress line on a terminal goes first
+        std::cerr << "tesserac: error: " << row.error << "\n";
+      }
       row.report = not_run(unavailable ? artifact.error().message() : "compile failed (see error above)", *job.spec,
                            options.seed);
       // The emulator needs only the emitted source and clang, not the GPU
@@ -149,19 +301,22 @@ std::vector<VerdictRow> qualify_jobs(const std::vector<Job>& jobs, const Qualify
       // build (keep_artifacts) records verdicts of what it ships only.
       if (unavailable && emulate && !options.keep_artifacts)
         qualify_emulated(job, *target, options.seed, emulated, row);
-      rows.push_back(std::move(row));
+      row.oracle_ms = ms_since(start);
       continue;
     }
+    row.artifact_sha256 = sha256_hex(artifact->bytes.data(), artifact->bytes.size());
+    row.artifact_key = artifact->key;
     if (emulate) {
-      qualify_emulated(job, *target, options.seed, emulated, row);
+      qualify_emulated_cached(job, *target, steps[i]->source, options, emulated, row);
     } else if (options.run_oracle) {
-      qualify_compiled(job, *target, *artifact, options.seed, row);
+      qualify_compiled_cached(job, *target, *artifact, options, row);
     } else {
       row.report = not_run("skipped by request (--no-oracle)", *job.spec, options.seed);
     }
+    row.oracle_ms = ms_since(start);
     if (options.keep_artifacts) row.artifact = std::move(*artifact);
-    rows.push_back(std::move(row));
   }
+  if (options.progress) options.progress->finish();
   return rows;
 }
 
@@ -186,7 +341,6 @@ std::string render_verdict_table(const std::vector<VerdictRow>& rows) {
                 static_cast<int>(tw), "TARGET", static_cast<int>(vw), "VERDICT", "MAX_ABS", "MAX_REL",
                 "BUDGET atol/rtol", "DETAIL");
   out += line;
-  int pass = 0, emulated = 0, fail = 0, not_run_count = 0;
   for (const VerdictRow& r : rows) {
     const OracleReport& rep = r.report;
     const bool ran = rep.verdict != Verdict::not_run;
@@ -202,17 +356,26 @@ std::string render_verdict_table(const std::vector<VerdictRow>& rows) {
                   ran ? num(rep.max_abs_err).c_str() : "-", ran ? num(rep.max_rel_err).c_str() : "-",
                   (num(rep.budget.atol) + "/" + num(rep.budget.rtol)).c_str(), detail.c_str());
     out += line;
-    pass += rep.verdict == Verdict::pass;
-    emulated += rep.verdict == Verdict::pass_emulated;
-    fail += rep.verdict == Verdict::fail;
-    not_run_count += rep.verdict == Verdict::not_run;
   }
   // Emulated passes are counted apart from hardware passes, and only named
   // when there are some, so a run without --emulate reads as it always has.
-  out += std::to_string(pass) + " passed, " +
-         (emulated ? std::to_string(emulated) + " passed emulated (not hardware), " : std::string()) +
-         std::to_string(fail) + " failed, " + std::to_string(not_run_count) + " not run\n";
+  const VerdictCounts c = count_verdicts(rows);
+  out += std::to_string(c.passed) + " passed, " +
+         (c.passed_emulated ? std::to_string(c.passed_emulated) + " passed emulated (not hardware), " : std::string()) +
+         std::to_string(c.failed) + " failed, " + std::to_string(c.not_run) + " not run\n";
   return out;
+}
+
+VerdictCounts count_verdicts(const std::vector<VerdictRow>& rows) {
+  VerdictCounts c;
+  for (const VerdictRow& r : rows) {
+    c.passed += r.report.verdict == Verdict::pass;
+    c.passed_emulated += r.report.verdict == Verdict::pass_emulated;
+    c.failed += r.report.verdict == Verdict::fail;
+    c.not_run += r.report.verdict == Verdict::not_run;
+    c.compile_failed += r.compile_failed;
+  }
+  return c;
 }
 
 std::string render_verdict_json(const std::vector<VerdictRow>& rows) {

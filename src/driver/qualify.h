@@ -5,12 +5,15 @@
 #include <string>
 #include <vector>
 
+#include "driver/build_progress.h"
 #include "driver/plan.h"
 #include "oracle/oracle.h"
 
 struct tsr_archive;
 
 namespace tsr {
+
+class CompileCache;
 
 struct VerdictRow {
   std::string kernel;
@@ -24,6 +27,14 @@ struct VerdictRow {
   // (every target), "CPU emulator: clang ... (emulated)" for an emulated run, empty
   // when nothing was launched.
   std::string route;
+  std::string error;             // the compile error, when compile_failed
+  std::string artifact_sha256;   // of the artifact's bytes, when it compiled
+  std::string artifact_key;      // Artifact::key, when it compiled
+  // For reports (docs/reports.md): where the time went and what the cache gave.
+  double compile_ms = 0.0;       // emit + compile (or the cache lookup)
+  double oracle_ms = 0.0;
+  bool artifact_cached = false;  // the artifact came from the compile cache
+  bool verdict_cached = false;   // the oracle's pass came from the compile cache
 };
 
 struct QualifyOptions {
@@ -37,11 +48,23 @@ struct QualifyOptions {
   // (docs/emulator.md) over the same emitted source the artifact was compiled
   // from: PASS_EMULATED or FAIL. A present device still runs on hardware.
   bool emulate = false;
+  // Compiled artifacts and oracle passes are looked up here first and stored
+  // after (docs/cache.md); null: no cache.
+  CompileCache* cache = nullptr;
+  // Compiles run on this many threads; the oracle runs one job at a time, in
+  // job order. Rows, messages and outputs are the same for any value.
+  unsigned jobs = 1;
+  BuildProgress* progress = nullptr;
 };
 
 std::vector<VerdictRow> qualify_jobs(const std::vector<Job>& jobs, const QualifyOptions& options);
 
 std::string render_verdict_table(const std::vector<VerdictRow>& rows);
+
+struct VerdictCounts {
+  int passed = 0, passed_emulated = 0, failed = 0, not_run = 0, compile_failed = 0;
+};
+VerdictCounts count_verdicts(const std::vector<VerdictRow>& rows);
 std::string render_verdict_json(const std::vector<VerdictRow>& rows);
 
 }  // namespace tsr

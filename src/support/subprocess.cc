@@ -1,5 +1,6 @@
 #include "support/subprocess.h"
 
+#include <atomic>
 #include <fcntl.h>
 #include <poll.h>
 #include <spawn.h>
@@ -265,8 +266,14 @@ std::string find_in_path(const std::string& name) {
   return "";
 }
 
+namespace {
+std::atomic<bool> g_log_commands{false};
+}  // namespace
+
+void set_log_commands(bool on) { g_log_commands = on; }
+
 void log_command(const std::vector<std::string>& argv) {
-  if (!std::getenv("TESSERAC_VERBOSE")) return;
+  if (!g_log_commands && !std::getenv("TESSERAC_VERBOSE")) return;
   std::fprintf(stderr, "tesserac: run: %s\n", command_line(argv).c_str());
 }
 

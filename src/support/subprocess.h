@@ -40,7 +40,9 @@ std::string first_line(const std::string& text);
 // Absolute path of an executable found in PATH, or empty.
 std::string find_in_path(const std::string& name);
 
-// When TESSERAC_VERBOSE is set, compile steps log their command lines to stderr.
+// When TESSERAC_VERBOSE is set or set_log_commands(true) was called (-v),
+// compile steps log their command lines to stderr.
 void log_command(const std::vector<std::string>& argv);
+void set_log_commands(bool on);
 
 }  // namespace tsr

@@ -1,16 +1,21 @@
 // Compile step for x86: emitted C to an ELF shared object (System V AMD64
 // psABI, ELF gABI) through clang, with the exact clang version in the key.
+#include <map>
+#include <mutex>
 #include <cstdlib>
 #include <mutex>
 
 #include "support/file_io.h"
 #include "support/sha256.h"
 #include "support/subprocess.h"
+#include "support/tool_version_memo.h"
 #include "targets/x86/x86_internal.h"
 
 namespace tsr::x86 {
 
-ToolchainInfo find_clang() {
+namespace {
+
+ToolchainInfo probe_clang() {
   ToolchainInfo info;
   const char* forced = std::getenv("TESSERAC_CLANG");
   if (forced && *forced) {
@@ -27,6 +32,11 @@ ToolchainInfo find_clang() {
       return info;
     }
   }
+  if (std::optional<std::string> remembered = remembered_tool_version(info.path)) {
+    info.version = *remembered;
+    info.found = true;
+    return info;
+  }
   const ProcessResult r = run_process({info.path, "--version"});
   info.version = first_line(r.output);
   if (!r.error.empty()) {
@@ -40,7 +50,24 @@ ToolchainInfo find_clang() {
     return info;
   }
   info.found = true;
+  remember_tool_version(info.path, info.version);
   return info;
+}
+
+}  // namespace
+
+// One `clang --version` per process and setting: a cached rebuild asks for
+// the toolchain of every kernel-target, and the probe costs a process.
+ToolchainInfo find_clang() {
+  static std::mutex mutex;
+  static std::map<std::string, ToolchainInfo> probed;
+  const char* forced = std::getenv("TESSERAC_CLANG");
+  const char* path = std::getenv("PATH");
+  const std::string setting = std::string(forced ? forced : "") + '\n' + (path ? path : "");
+  std::lock_guard<std::mutex> lock(mutex);
+  auto it = probed.find(setting);
+  if (it == probed.end()) it = probed.emplace(setting, probe_clang()).first;
+  return it->second;
 }
 
 // No debug info and no build id keep the bytes a function of the source and

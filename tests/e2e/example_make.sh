@@ -89,6 +89,26 @@ make "${vars[@]}" > "$work/out.txt" 2>&1; rc=$?
 [ kernels.tfat -nt specs/rmsnorm_f32.yaml ] && [ app -nt kernels.tfat ] \
   && ok "archive and program are newer than the spec" || bad "timestamps after rebuild"
 
+# With a compile cache, editing one spec recompiles that kernel only: one
+# clang run per target, against two (both kernels) for the build that
+# filled the cache. An edit that leaves the kernel's identity alone (a
+# comment) rebuilds the archive from the cache without running clang.
+ntargets=$(echo "$(grep -E '^TESSERAC_TARGETS' Makefile | sed 's/.*= *//')" | tr ',' '\n' | wc -l)
+clang_runs() { grep -c '^tesserac: run: .*clang.* -march=' "$work/out.txt"; }
+cache_env=(env -u TESSERAC_NO_CACHE TESSERAC_CACHE_DIR="$work/cache" TESSERAC_VERBOSE=1)
+touch specs/rmsnorm_f32.yaml
+"${cache_env[@]}" make "${vars[@]}" > "$work/out.txt" 2>&1
+[ "$(clang_runs)" = $((2 * ntargets)) ] && ok "cold cache: $((2 * ntargets)) clang runs" || bad "cold cache: $(clang_runs) clang runs"
+sed -i 's/^eps: 1e-6$/eps: 1e-5/' specs/rmsnorm_f32.yaml
+"${cache_env[@]}" make "${vars[@]}" > "$work/out.txt" 2>&1; rc=$?
+[ $rc = 0 ] && [ "$(clang_runs)" = "$ntargets" ] && has "^all checks passed$" \
+  && ok "an edited spec recompiles that kernel only ($ntargets clang runs)" || bad "edited spec: exit $rc, $(clang_runs) clang runs"
+echo "# a comment" >> specs/rmsnorm_f32.yaml
+"${cache_env[@]}" make "${vars[@]}" > "$work/out.txt" 2>&1; rc=$?
+[ $rc = 0 ] && [ "$(clang_runs)" = 0 ] && has "build specs -t" \
+  && ok "a comment-only edit rebuilds the archive from the cache (no clang run)" || bad "comment edit: exit $rc, $(clang_runs) clang runs"
+cp "$work/rms.yaml" specs/rmsnorm_f32.yaml
+
 make "${vars[@]}" clean > /dev/null 2>&1
 [ -z "$(ls | grep -v -e '^Makefile$' -e '^main.c$' -e '^specs$' -e '^README.md$')" ] \
   && ok "make clean leaves only the sources" || { ls; bad "make clean left files"; }

@@ -1,8 +1,7 @@
 // Compile step for x86: emitted C to an ELF shared object (System V AMD64
 // psABI, ELF gABI) through clang, with the exact clang version in the key.
-#include <map>
-#include <mutex>
 #include <cstdlib>
+#include <map>
 #include <mutex>
 
 #include "support/file_io.h"

@@ -246,7 +246,7 @@ TSR_API tsr_status tsr_kernel_receipt_at(const tsr_archive* archive, size_t kern
 /* Highest x86-64 psABI level this CPU and OS support (1..4); 0 on non-x86. */
 TSR_API int tsr_x86_level(void);
 
-#define TSR_X86_AMX 0x100   /* or'ed into tsr_select_options.x86_level: AMX tiles usable */
+#define TSR_X86_AMX 0x100   /* or'ed into tsr_select_options.x86_level: CPU+OS have AMX (+ permission, asked) */
 
 typedef struct tsr_select_options {
   const char* target_kind;  /* NULL: any; otherwise only this kind ("x86", ...) */

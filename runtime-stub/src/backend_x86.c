@@ -42,7 +42,8 @@ static int arch_score(const char* arch) {
   return -1;
 }
 
-/* The highest level this CPU (or options->x86_level) runs. */
+/* The highest level this CPU (or options->x86_level) runs; "+amx" only where
+ * the OS also lets this process use tile data. */
 static tsr_status x86_select(const tsr_archive* a, size_t kernel, const tsr_select_options* o,
                              size_t* out_variant, const char** out_route) {
   int feat = o && o->x86_level ? o->x86_level : tsr_x86_features();
@@ -59,7 +60,8 @@ static tsr_status x86_select(const tsr_archive* a, size_t kernel, const tsr_sele
         !tsr_select_wants_variant(o, a, kernel, v, vi.arch))
       continue;
     int score = arch_score(vi.arch);
-    if (score < 0 || score / 2 > level || ((score & 1) && !amx)) continue;
+    /* an AMX variant only with the process's permission, asked here, before its first launch */
+    if (score < 0 || score / 2 > level || ((score & 1) && !(amx && tsr_x86_amx_permitted()))) continue;
     if (score > best_score) {
       best_score = score;
       best = (long)v;

@@ -1,10 +1,14 @@
 /* x86-64 psABI level detection: cpuid bits per level (x86-64 psABI §3.1.1,
  * Intel SDM vol. 2A "CPUID") and, for AVX and AVX-512, that the OS saves
  * the register state (XCR0 through xgetbv, only where OSXSAVE says it may
- * be executed). */
+ * be executed). AMX also needs the process's permission for tile data
+ * (Linux Documentation/arch/x86/xstate.rst), asked once. */
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "tsr_cpu_x86.h"
 
@@ -36,7 +40,8 @@ static const feature kFeatures[] = {
     {"avx512f", 4, EBX, 7, 1u << 16},      {"avx512bw", 4, EBX, 7, 1u << 30},
     {"avx512cd", 4, EBX, 7, 1u << 28},     {"avx512dq", 4, EBX, 7, 1u << 17},
     {"avx512vl", 4, EBX, 7, 1u << 31},     {"xsave-avx512", 4, XCR0, 0, 0xe0},
-    {"amx-tile", 5, EDX, 7, 1u << 24},     {"xsave-amx", 5, XCR0, 0, 0x60000},
+    {"amx-tile", 5, EDX, 7, 1u << 24},     {"amx-bf16", 5, EDX, 7, 1u << 22},
+    {"xsave-amx", 5, XCR0, 0, 0x60000},
 };
 
 static int has(const feature* f) {
@@ -99,4 +104,35 @@ int tsr_x86_features(void) {
     __atomic_store_n(&cached, value, __ATOMIC_RELAXED);
   }
   return value;
+}
+
+/* Linux >= 5.16 (Documentation/arch/x86/xstate.rst): tile data must be
+ * requested before the first tile instruction, or it raises SIGILL. */
+static int request_xtiledata(void) {
+#if defined(__x86_64__) && defined(SYS_arch_prctl)
+  return (int)syscall(SYS_arch_prctl, 0x1023 /* ARCH_REQ_XCOMP_PERM */, 18 /* XFEATURE_XTILEDATA */);
+#else
+  return -1;
+#endif
+}
+
+static pthread_mutex_t amx_lock = PTHREAD_MUTEX_INITIALIZER;
+static int (*amx_request)(void) = request_xtiledata;
+static int amx_state;   /* 0: not asked yet, 1: granted, 2: refused */
+
+int tsr_x86_amx_permitted(void) {
+  int state = __atomic_load_n(&amx_state, __ATOMIC_ACQUIRE);
+  if (!state) {
+    pthread_mutex_lock(&amx_lock);
+    if (!(state = amx_state)) __atomic_store_n(&amx_state, state = amx_request() == 0 ? 1 : 2, __ATOMIC_RELEASE);
+    pthread_mutex_unlock(&amx_lock);
+  }
+  return state == 1;
+}
+
+void tsr_x86_amx_request_for_tests(int (*request)(void)) {
+  pthread_mutex_lock(&amx_lock);
+  amx_request = request ? request : request_xtiledata;
+  __atomic_store_n(&amx_state, 0, __ATOMIC_RELEASE);
+  pthread_mutex_unlock(&amx_lock);
 }

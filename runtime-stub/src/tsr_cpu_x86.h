@@ -11,10 +11,10 @@
 extern "C" {
 #endif
 
-#define TSR_X86_FEATURE_AMX 0x100
+#define TSR_X86_FEATURE_AMX 0x100   /* amx-tile, amx-bf16 and the OS's saved tile state */
 
 /* Level (0 on a non-x86 host, else 1..4) in bits 0..7, TSR_X86_FEATURE_AMX
- * when AMX tiles are usable. Detected on first use and cached; threads
+ * when the CPU and OS support AMX tiles (the permission is separate). Detected on first use and cached; threads
  * racing to the first use may each detect, and store the same value. */
 int tsr_x86_features(void);
 
@@ -23,6 +23,16 @@ int tsr_x86_features(void);
  * register-state checks read "xsave-avx" and "xsave-avx512"). Returns 1
  * when none is missing. Either buffer may be NULL. */
 int tsr_x86_level_features(int level, char* have, size_t have_size, char* missing, size_t missing_size);
+
+/* Whether this process may use AMX tile data: the Linux permission request
+ * (arch_prctl(ARCH_REQ_XCOMP_PERM, XFEATURE_XTILEDATA)), made once per
+ * process on first call; later calls return its answer. Variant selection
+ * asks before it picks an AMX variant, so before the first AMX launch. */
+int tsr_x86_amx_permitted(void);
+
+/* Tests only: the next tsr_x86_amx_permitted() asks `request` (returning 0
+ * for granted) instead of the kernel, once; NULL restores the real request. */
+void tsr_x86_amx_request_for_tests(int (*request)(void));
 
 #ifdef __cplusplus
 }

@@ -54,16 +54,24 @@ std::string os_release() {
 
 DeviceInfo cpu_device(const Tier& tier) {
   char have[512], missing[512];
-  const int level = tier.arch.size() == 2 ? tier.arch[1] - '0' : 0;   // tier_for_arch vetted "v2".."v4"
+  // tier_for_arch vetted "v2".."v4"; the detector's level 5 is v4 with AMX.
+  const int level = tier.amx ? 5 : tier.arch[1] - '0';
+  const std::string name = "x86-64-" + tier_name(tier);
   DeviceInfo info;
   info.present = tsr_x86_level_features(level, have, sizeof have, missing, sizeof missing) != 0;
   info.description = info.present
-                         ? cpu_model_name() + " (x86-64-" + tier.arch + ": " + have + ")"
-                         : cpu_model_name() + " lacks x86-64-" + tier.arch + " features: " + missing;
+                         ? cpu_model_name() + " (" + name + ": " + have + ")"
+                         : cpu_model_name() + " lacks " + name + " features: " + missing;
+  // The stub selects no AMX variant without the OS's permission (tsr_cpu_x86.h).
+  if (info.present && tier.amx && !tsr_x86_amx_permitted()) {
+    info.present = false;
+    info.description = cpu_model_name() + " has " + name + " but Linux refused AMX tile data to this process " +
+                       "(arch_prctl ARCH_REQ_XCOMP_PERM)";
+  }
   if (info.present) {
     info.name = cpu_model_name();
     info.vendor = cpu_vendor();
-    info.capability = "x86-64-" + tier.arch + ": " + have;
+    info.capability = name + ": " + have;
     info.driver = os_release();
   }
   return info;

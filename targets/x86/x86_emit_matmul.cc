@@ -39,6 +39,10 @@ Tiling tiling_for(const Tier& tier) {
 constexpr int kTasksWanted = 16;
 constexpr int kTileMinPanels = 8;
 
+}  // namespace
+
+// ---- shared with the AMX emitter (x86_emit_matmul_amx.cc): the epilogue path ----
+
 // The epilogue of one tile row: runs of scalar ops per element of `row`
 // (cols of them), each activation as a vector pass over the whole row (NR
 // lanes: same code for every element, whatever the tile's width).
@@ -99,6 +103,57 @@ std::string operand_args(const MatmulSpec& mm, const std::string& prefix) {
   if (mm.has_residual()) s += ", " + prefix + "residual";
   return s;
 }
+
+std::string emit_store_tile(const MatmulSpec& mm) {
+  std::ostringstream os;
+  os << "/* C[m0 : m0+rows, n0 : n0+cols] = epilogue(tile) rounded to storage */\n"
+     << "TSR_VECTOR_FN static void tsr_store_tile(const float* restrict tile, tsr_storage* restrict c"
+     << operand_params(mm)
+     << ",\n                           int64_t m0, int64_t n0, int64_t rows, int64_t cols, int64_t dim_n) {\n"
+     << "  for (int64_t i = 0; i < rows; ++i) {\n"
+     << "    const int64_t m = m0 + i;\n"
+     << "    float row[NR] __attribute__((aligned(64)));\n"
+     << "    memcpy(row, tile + i * NR, sizeof row);\n"
+     << epilogue_lines(mm, "    ")
+     << "    for (int64_t j = 0; j < cols; ++j) tsr_store(c, m * dim_n + n0 + j, row[j]);\n"
+     << "    (void)m;\n  }\n}\n\n";
+  return os.str();
+}
+
+std::string emit_matmul_entry(const KernelSpec& spec) {
+  const MatmulSpec& mm = spec.matmul();
+  std::ostringstream os;
+  os << emit_entry_head(spec)
+     << "  l.dim_m = " << dim_expr(spec, mm.m) << ";\n"
+     << "  l.dim_n = " << dim_expr(spec, mm.n) << ";\n"
+     << "  l.dim_k = " << dim_expr(spec, mm.k) << ";\n"
+     << "  /* an empty C returns at once; K = 0 still writes epilogue(0), the empty sum */\n"
+     << "  if (l.dim_m <= 0 || l.dim_n <= 0) return;\n"
+     << "  l.plan = tsr_make_plan(l.dim_m, l.dim_n, l.dim_k);\n"
+     << "  l.bp = ctx->workspace;   /* packed B (f32, or the kernel's own packing) */\n"
+     << "  l.worker_space = (char*)ctx->workspace + l.plan.bp_bytes;\n"
+     << "  for (l.j0 = 0; l.j0 < l.dim_n; l.j0 += l.plan.nc_max) {\n"
+     << "    l.nc = l.dim_n - l.j0 < l.plan.nc_max ? l.dim_n - l.j0 : l.plan.nc_max;\n"
+     << "    l.ncpad = (l.nc + NR - 1) / NR * NR;\n"
+     << "    l.tiles_n = (l.nc + l.plan.tile_n - 1) / l.plan.tile_n;\n"
+     << "    if (l.dim_k > 0) tsr_run(ctx, l.ncpad / NR, tsr_pack_b_task, &l);\n"
+     << "    tsr_run(ctx, l.plan.m_blocks * l.tiles_n, tsr_block_task, &l);\n"
+     << "  }\n"
+     << "}\n\n";
+
+  os << emit_workspace_head(spec)
+     << "  const int64_t dim_m = " << dim_expr(spec, mm.m) << ", dim_n = " << dim_expr(spec, mm.n)
+     << ", dim_k = " << dim_expr(spec, mm.k) << ";\n"
+     << "  if (dim_m <= 0 || dim_n <= 0) return 0;\n"
+     << "  const tsr_plan p = tsr_make_plan(dim_m, dim_n, dim_k);\n"
+     << "  return p.bp_bytes + (uint64_t)worker_count * p.worker_bytes;\n"
+     << "}\n";
+  return os.str();
+}
+
+// ---- end of the part shared with the AMX emitter ----
+
+namespace {
 
 std::string micro_kernel(const Tiling& t, const Tier& tier) {
   std::ostringstream os;
@@ -215,19 +270,13 @@ std::string emit_matmul(const KernelSpec& spec, const Tier& tier) {
   os << "  }\n}\n\n";
 
   os << micro_kernel(t, tier);
+  // Hook: bf16 on v4 calls the *_any helpers, which pick VDPBF16PS at run time.
+  const bool dot = uses_bf16dot(spec, tier);
+  const std::string any = dot ? "_any" : "";
+  if (dot) os << emit_bf16dot_helpers(spec, t.mr, t.nv);
 
   // Store of one finished tile through the epilogue.
-  os << "/* C[m0 : m0+rows, n0 : n0+cols] = epilogue(tile) rounded to storage */\n"
-     << "TSR_VECTOR_FN static void tsr_store_tile(const float* restrict tile, tsr_storage* restrict c"
-     << operand_params(mm)
-     << ",\n                           int64_t m0, int64_t n0, int64_t rows, int64_t cols, int64_t dim_n) {\n"
-     << "  for (int64_t i = 0; i < rows; ++i) {\n"
-     << "    const int64_t m = m0 + i;\n"
-     << "    float row[NR] __attribute__((aligned(64)));\n"
-     << "    memcpy(row, tile + i * NR, sizeof row);\n"
-     << epilogue_lines(mm, "    ")
-     << "    for (int64_t j = 0; j < cols; ++j) tsr_store(c, m * dim_n + n0 + j, row[j]);\n"
-     << "    (void)m;\n  }\n}\n\n";
+  os << emit_store_tile(mm);
 
   // The split into tasks and the workspace layout, from the shape alone.
   os << "/* How a launch splits into tasks, from the shape alone: the split, and with it\n"
@@ -277,7 +326,7 @@ std::string emit_matmul(const KernelSpec& spec, const Tier& tier) {
      << "static void tsr_pack_b_task(void* arg, int64_t task, uint32_t worker) {\n"
      << "  const tsr_launch* l = (const tsr_launch*)arg;\n"
      << "  (void)worker;\n"
-     << "  tsr_pack_b(l->bp, l->b, l->j0, l->nc, l->ncpad, task * NR, l->dim_n, l->dim_k);\n"
+     << "  tsr_pack_b" << any << "(l->bp, l->b, l->j0, l->nc, l->ncpad, task * NR, l->dim_n, l->dim_k);\n"
      << "}\n\n";
 
   os << "/* task (row block, column tile): C[i0 : i0+mc, j0+jt : j0+jt+nt] over all of K,\n"
@@ -296,16 +345,16 @@ std::string emit_matmul(const KernelSpec& spec, const Tier& tier) {
      << "    const int64_t p0 = kb * KC;\n"
      << "    const int64_t kc = dim_k - p0 < KC ? dim_k - p0 : KC;\n"
      << "    const int first = kb == 0, last = kb == l->plan.k_blocks - 1;\n"
-     << "    tsr_pack_a(ap, l->a, i0, mc, p0, kc, dim_m, dim_k);\n"
+     << "    tsr_pack_a" << any << "(ap, l->a, i0, mc, p0, kc, dim_m, dim_k);\n"
      << "    for (int64_t jr = jt; jr < jt + nt; jr += NR) {\n"
      << "      const float* b_panel = l->bp + p0 * l->ncpad + jr * kc;\n"
      << "      for (int64_t ir = 0; ir < mc; ir += MR) {\n"
      << "        const float* a_panel = ap + ir * kc;\n"
      << "        float* partial = cw ? cw + ((jr - jt) / NR * (MC / MR) + ir / MR) * (MR * NR) : NULL;\n"
      << "        if (!last) {\n"
-     << "          tsr_micro_kernel(kc, a_panel, b_panel, first ? NULL : partial, partial);\n"
+     << "          tsr_micro_kernel" << any << "(kc, a_panel, b_panel, first ? NULL : partial, partial);\n"
      << "        } else {\n"
-     << "          tsr_micro_kernel(kc, a_panel, b_panel, first ? NULL : partial, tile);\n"
+     << "          tsr_micro_kernel" << any << "(kc, a_panel, b_panel, first ? NULL : partial, tile);\n"
      << "          tsr_store_tile(tile, l->c" << operand_args(mm, "l->") << ", i0 + ir, l->j0 + jr,\n"
      << "                         mc - ir < MR ? mc - ir : MR, nt - (jr - jt) < NR ? nt - (jr - jt) : NR, dim_n);\n"
      << "        }\n"
@@ -314,31 +363,7 @@ std::string emit_matmul(const KernelSpec& spec, const Tier& tier) {
      << "  }\n"
      << "}\n\n";
 
-  os << emit_entry_head(spec)
-     << "  l.dim_m = " << dim_expr(spec, mm.m) << ";\n"
-     << "  l.dim_n = " << dim_expr(spec, mm.n) << ";\n"
-     << "  l.dim_k = " << dim_expr(spec, mm.k) << ";\n"
-     << "  /* an empty C returns at once; K = 0 still writes epilogue(0), the empty sum */\n"
-     << "  if (l.dim_m <= 0 || l.dim_n <= 0) return;\n"
-     << "  l.plan = tsr_make_plan(l.dim_m, l.dim_n, l.dim_k);\n"
-     << "  l.bp = (float*)ctx->workspace;\n"
-     << "  l.worker_space = (char*)ctx->workspace + l.plan.bp_bytes;\n"
-     << "  for (l.j0 = 0; l.j0 < l.dim_n; l.j0 += l.plan.nc_max) {\n"
-     << "    l.nc = l.dim_n - l.j0 < l.plan.nc_max ? l.dim_n - l.j0 : l.plan.nc_max;\n"
-     << "    l.ncpad = (l.nc + NR - 1) / NR * NR;\n"
-     << "    l.tiles_n = (l.nc + l.plan.tile_n - 1) / l.plan.tile_n;\n"
-     << "    if (l.dim_k > 0) tsr_run(ctx, l.ncpad / NR, tsr_pack_b_task, &l);\n"
-     << "    tsr_run(ctx, l.plan.m_blocks * l.tiles_n, tsr_block_task, &l);\n"
-     << "  }\n"
-     << "}\n\n";
-
-  os << emit_workspace_head(spec)
-     << "  const int64_t dim_m = " << dim_expr(spec, mm.m) << ", dim_n = " << dim_expr(spec, mm.n)
-     << ", dim_k = " << dim_expr(spec, mm.k) << ";\n"
-     << "  if (dim_m <= 0 || dim_n <= 0) return 0;\n"
-     << "  const tsr_plan p = tsr_make_plan(dim_m, dim_n, dim_k);\n"
-     << "  return p.bp_bytes + (uint64_t)worker_count * p.worker_bytes;\n"
-     << "}\n";
+  os << emit_matmul_entry(spec);
   return os.str();
 }
 

@@ -17,11 +17,19 @@ struct Tier {
   int vector_registers = 16;
   bool f16c = false;       // hardware f16 <-> f32 conversion (v3 and up)
   bool fma = false;
+  bool amx = false;        // x86:v4+amx: AMX tiles for bf16 matmul; the code level stays v4
 };
 
 // Empty optional for an arch this target does not know.
 std::optional<Tier> tier_for_arch(const std::string& arch);
 std::vector<std::string> tier_names();
+// The arch as targets name it: "v4+amx" for the AMX tier, else tier.arch.
+std::string tier_name(const Tier& tier);
+// Whether `spec` takes AMX tiles on `tier` (bf16 matmul on v4+amx only: f16
+// cannot be narrowed to bf16 exactly). Every other kernel of the AMX tier is
+// the v4 code: code_tier gives the tier its source and flags come from.
+bool uses_amx(const KernelSpec& spec, const Tier& tier);
+Tier code_tier(const KernelSpec& spec, const Tier& tier);
 
 // --- emitter helpers (x86_emit_common.cc) ---------------------------------
 
@@ -87,12 +95,38 @@ std::string float_literal(double v);
 std::string emit_elementwise(const KernelSpec& spec, const Tier& tier);
 std::string emit_matmul(const KernelSpec& spec, const Tier& tier);
 std::string emit_rowwise(const KernelSpec& spec, const Tier& tier);
+// bf16 matmul on AMX tiles (x86_emit_matmul_amx.cc).
+std::string emit_matmul_amx(const KernelSpec& spec, const Tier& tier);
+
+// Shared by the matmul emitters (x86_emit_matmul.cc): the epilogue's text,
+// the epilogue operands as call arguments (", <prefix>bias, ..."), and
+// `tsr_store_tile(tile, c, <operands>, m0, n0, rows, cols, dim_n)`, which runs
+// the epilogue on an f32 tile of row stride NR (an enum of the caller) and stores C.
+std::string epilogue_description(const MatmulSpec& mm);
+std::string operand_args(const MatmulSpec& mm, const std::string& prefix);
+std::string emit_store_tile(const MatmulSpec& mm);
+// The entry and E_workspace of a GotoBLAS-shaped kernel: tsr_make_plan(m, n, k)
+// (fields nc_max, tile_n, m_blocks, bp_bytes, worker_bytes), packed B at the
+// workspace's start, then plan.worker_bytes per worker; per column block of
+// nc_max columns, tsr_pack_b_task over the NR-column panels (not for K = 0),
+// then tsr_block_task over m_blocks x tiles_n tasks.
+std::string emit_matmul_entry(const KernelSpec& spec);
+
+// bf16 matmul on x86:v4 takes VDPBF16PS where the CPU has AVX512-BF16, chosen
+// at run time (x86_emit_matmul_bf16dot.cc): the helpers define
+// tsr_pack_a_any, tsr_pack_b_any and tsr_micro_kernel_any with the
+// signatures of tsr_pack_a, tsr_pack_b and tsr_micro_kernel (emitted after them).
+bool uses_bf16dot(const KernelSpec& spec, const Tier& tier);
+std::string emit_bf16dot_helpers(const KernelSpec& spec, int mr, int nv);
 
 // --- compile step (x86_toolchain.cc) ----------------------------------------
 
 ToolchainInfo find_clang();
 std::vector<std::string> clang_flags(const Tier& tier);
-Expected<Artifact> compile_source(const KernelSpec& spec, const Tier& tier, const std::string& source);
+// `tier` is the code tier (code_tier), `arch` the target's arch as named
+// ("v4+amx" builds v4 code for a kernel that takes no AMX).
+Expected<Artifact> compile_source(const KernelSpec& spec, const Tier& tier, const std::string& arch,
+                                  const std::string& source);
 
 // --- device discovery (cpu_features.cc) -------------------------------------
 

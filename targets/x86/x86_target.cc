@@ -1,5 +1,6 @@
 // The x86 target (DESIGN.md §3): C for the x86-64 psABI levels v2, v3 (AVX2)
-// and v4 (AVX-512), compiled by clang into a shared object; libtesserart loads and launches it.
+// and v4 (AVX-512), and v4+amx (v4 with AMX tiles for bf16 matmul), compiled
+// by clang into a shared object; libtesserart loads and launches it.
 #include "targets/x86/x86_target.h"
 
 #include "targets/x86/x86_internal.h"
@@ -14,7 +15,7 @@ class X86Target final : public Target {
   std::vector<std::string> archs() const override { return x86::tier_names(); }
 
   std::string unsupported_reason(const KernelSpec& spec, const std::string& arch) const override {
-    if (!x86::tier_for_arch(arch)) return "unknown arch '" + arch + "' for target x86 (known: v2, v3, v4)";
+    if (!x86::tier_for_arch(arch)) return "unknown arch '" + arch + "' for target x86 (known: v2, v3, v4, v4+amx)";
     if (spec.family == Family::attention) return "family attention is not supported by target x86 yet";
     return "";
   }
@@ -23,10 +24,12 @@ class X86Target final : public Target {
     const std::optional<x86::Tier> tier = x86::tier_for_arch(arch);
     const std::string why = unsupported_reason(spec, arch);
     if (!tier || !why.empty()) return invalid_input("kernel '" + spec.name + "': " + why);
+    // v4+amx is the v4 code, source and all, for every kernel not on AMX tiles.
+    const x86::Tier code = x86::code_tier(spec, *tier);
     switch (spec.family) {
-      case Family::elementwise: return x86::emit_elementwise(spec, *tier);
-      case Family::matmul: return x86::emit_matmul(spec, *tier);
-      case Family::rowwise: return x86::emit_rowwise(spec, *tier);
+      case Family::elementwise: return x86::emit_elementwise(spec, code);
+      case Family::matmul: return code.amx ? x86::emit_matmul_amx(spec, code) : x86::emit_matmul(spec, code);
+      case Family::rowwise: return x86::emit_rowwise(spec, code);
       case Family::attention: break;
     }
     return invalid_input("kernel '" + spec.name + "': " + why);
@@ -38,7 +41,7 @@ class X86Target final : public Target {
                              const std::string& source) const override {
     const std::optional<x86::Tier> tier = x86::tier_for_arch(arch);
     if (!tier) return invalid_input("kernel '" + spec.name + "': unknown arch '" + arch + "' for target x86");
-    return x86::compile_source(spec, *tier, source);
+    return x86::compile_source(spec, x86::code_tier(spec, *tier), arch, source);
   }
 
   std::string artifact_file_extension(const Artifact&) const override { return ".so"; }

@@ -5,6 +5,7 @@
 #include "archive/archive_writer.h"
 #include "archive_test_support.h"
 #include "tesserart.h"
+#include "runtime-stub/src/tsr_cpu_x86.h"   // the AMX permission test switch
 
 // Internal to the stub (runtime-stub/src/tsr_internal.h); reachable when linked statically.
 extern "C" const char* tsr_cuda_eval_triple(const char* text, const char* what, const char* const* names,
@@ -53,7 +54,9 @@ TEST(StubSelect, AmxVariantNeedsAmx) {
   ASSERT_EQ(tsr_kernel_select(o.archive, k, &v4, &sel), TSR_OK);
   EXPECT_STREQ(sel.arch, "v3");   // v4+amx needs AMX, "v9" is not a level
   tsr_select_options v4amx{"x86", 4 | TSR_X86_AMX};
+  tsr_x86_amx_request_for_tests([] { return 0; });   // the OS grants tile data (stub_amx_select_test.cc)
   ASSERT_EQ(tsr_kernel_select(o.archive, k, &v4amx, &sel), TSR_OK);
+  tsr_x86_amx_request_for_tests(nullptr);
   EXPECT_STREQ(sel.arch, "v4+amx");
 }
 

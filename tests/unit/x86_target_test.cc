@@ -202,7 +202,7 @@ const char* kArchs[] = {"v2", "v3", "v4"};
 
 TEST_F(X86Test, NamesAndSupport) {
   EXPECT_EQ(target_->kind(), "x86");
-  EXPECT_EQ(target_->archs(), (std::vector<std::string>{"v2", "v3", "v4"}));
+  EXPECT_EQ(target_->archs(), (std::vector<std::string>{"v2", "v3", "v4", "v4+amx"}));
   KernelSpec att = base("att", Family::attention, DType::bf16);
   EXPECT_EQ(target_->unsupported_reason(att, "v3"), "family attention is not supported by target x86 yet");
   EXPECT_EQ(target_->unsupported_reason(elementwise("e", DType::f32, {Op::add}, st(4)), "v3"), "");

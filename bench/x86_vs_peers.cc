@@ -5,6 +5,9 @@
 // over the same bytes; each line for 1 thread and for all cores, with the
 // speed ratio to the best peer and the goal MET / MISSED. Always exits 0:
 // goals are reported, not enforced (they are not tests).
+//
+//   x86_vs_peers [--only TEXT] [TIER...]   TEXT: run the lines whose name contains it
+//                                          TIER: v4, v3, v2 (default: the best present)
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>

@@ -46,7 +46,6 @@ void run_loop(DType dtype, int inputs, LaunchArgs& args, std::vector<uint8_t>& o
 // Times `ours` against the loop over the same bytes in each mode.
 void memory_line(const Bench& b, const std::string& arch, const std::string& what, const KernelSpec& spec,
                  LaunchArgs& args, int inputs, int64_t count) {
-  if (!b.wants(what)) return;
   std::string why;
   const std::unique_ptr<Compiled> ours = compile(b.target, spec, arch, why);
   if (!ours) {
@@ -72,6 +71,8 @@ void memory_line(const Bench& b, const std::string& arch, const std::string& wha
 }  // namespace
 
 void elementwise_line(const Bench& b, const std::string& arch, DType dtype, Op op) {
+  const std::string what = std::string("elementwise ") + op_name(op) + " " + dtype_name(dtype) + " 16Mi, x86:" + arch;
+  if (!b.wants(what)) return;   // before making 16 Mi random inputs
   KernelSpec s;
   s.name = std::string("bench_ew_") + op_name(op) + "_" + dtype_name(dtype);
   s.family = Family::elementwise;
@@ -83,11 +84,12 @@ void elementwise_line(const Bench& b, const std::string& arch, DType dtype, Op o
   for (int i = 0; i < inputs; ++i) args.buffers.push_back(random_values(dtype, kElements, -4.0, 4.0, 3 + i));
   args.buffers.emplace_back(static_cast<size_t>(kElements) * dtype_size(dtype));
   args.scalars = {kElements};
-  memory_line(b, arch, std::string("elementwise ") + op_name(op) + " " + dtype_name(dtype) + " 16Mi, x86:" + arch, s,
-              args, inputs, kElements);
+  memory_line(b, arch, what, s, args, inputs, kElements);
 }
 
 void rowwise_line(const Bench& b, const std::string& arch, DType dtype, RowOp op) {
+  const std::string what = std::string(row_op_name(op)) + " " + dtype_name(dtype) + " 4096x4096, x86:" + arch;
+  if (!b.wants(what)) return;
   KernelSpec s;
   s.name = std::string("bench_row_") + row_op_name(op) + "_" + dtype_name(dtype);
   s.family = Family::rowwise;
@@ -100,8 +102,7 @@ void rowwise_line(const Bench& b, const std::string& arch, DType dtype, RowOp op
   LaunchArgs args;
   args.buffers = {random_values(dtype, kRows * kCols, -4.0, 4.0, 5),
                   std::vector<uint8_t>(static_cast<size_t>(kRows * kCols) * dtype_size(dtype))};
-  memory_line(b, arch, std::string(row_op_name(op)) + " " + dtype_name(dtype) + " 4096x4096, x86:" + arch, s, args, 1,
-              kRows * kCols);
+  memory_line(b, arch, what, s, args, 1, kRows * kCols);
 }
 
 }  // namespace tsr::bench

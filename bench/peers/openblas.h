@@ -9,8 +9,8 @@ namespace tsr::bench {
 // Call first in main. OpenBLAS 0.3.21 (Debian 12) picks its kernels when the
 // library loads and does not recognise newer CPU models: on some AVX-512
 // Xeons it falls back to its Prescott kernels (17-20 GFLOP/s instead of
-// 99-147). When its choice is weaker than CPUID allows, this re-executes the
-// program with OPENBLAS_CORETYPE set to the best set it has (Cooperlake with
+// 99-147). When its choice (or an OPENBLAS_CORETYPE already in the
+// environment) is weaker than CPUID allows, this re-executes the program with OPENBLAS_CORETYPE set to the best set it has (Cooperlake with
 // AVX512-BF16, SkylakeX with AVX-512, Haswell with AVX2); it returns only
 // when no re-execution is needed (or it failed, said on stderr).
 void openblas_pin_best_kernels(char** argv);

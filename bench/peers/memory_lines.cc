@@ -3,13 +3,12 @@
 // keeps up with memory measures 1.0x; scalar transcendentals show as a
 // ratio well below it.
 #include <cstdio>
-#include <random>
 
 #include "bandwidth.h"
+#include "inputs.h"
 #include "lines.h"
 #include "ours.h"
 #include "report.h"
-#include "support/half.h"
 #include "timing.h"
 
 namespace tsr::bench {
@@ -20,14 +19,6 @@ constexpr int kRepeats = 15;
 constexpr double kOmpQuiet = 0.01;   // libgomp's idle spin, as in matmul_lines.cc
 constexpr int64_t kElements = int64_t{16} << 20;
 constexpr int64_t kRows = 4096, kCols = 4096;
-
-std::vector<uint8_t> random_values(DType dtype, int64_t count, double lo, double hi, uint32_t seed) {
-  std::vector<uint8_t> bytes(static_cast<size_t>(count) * dtype_size(dtype));
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<double> dist(lo, hi);
-  for (int64_t i = 0; i < count; ++i) store_element(bytes.data(), dtype, i, dist(rng));
-  return bytes;
-}
 
 // Reads `inputs` arrays of `count` elements and writes one, as the kernel does.
 void run_loop(DType dtype, int inputs, LaunchArgs& args, std::vector<uint8_t>& out, int64_t count) {

@@ -7,7 +7,9 @@
 // one layout. Tails are zero-padded in the packed panels and masked at the
 // store, where the epilogue runs on the f32 accumulator. Tasks (x86 kernel
 // ABI v2) are the NR panels of packed B, then (MC rows x column tile) blocks
-// of C; packing buffers live in the runtime's workspace, one slice per worker.
+// of C; a C of one MC row block (skinny, e.g. decode) skips the shared B phase
+// and its column-tile tasks pack their own B per KC block. Packing buffers
+// live in the runtime's workspace, one slice per worker.
 #include <sstream>
 
 #include "targets/x86/x86_internal.h"
@@ -24,6 +26,14 @@ struct Tiling {
   long b_budget;   // bytes of packed B kept live per column block
 };
 
+// Row counts with their own micro-kernel below MR (powers of two): a panel
+// of r rows runs the smallest one >= r.
+std::vector<int> small_panel_rows(const Tiling& t) {
+  std::vector<int> rows;
+  for (int r = 1; r < t.mr; r *= 2) rows.push_back(r);
+  return rows;
+}
+
 // Register budget: mr * nv accumulators + nv B vectors + one broadcast must
 // fit the tier's vector registers (16 for SSE/AVX2, 32 for AVX-512). On
 // Zen 4, 8 x 32 measured level with 14 x 32 and with OpenBLAS (docs/performance.md).
@@ -38,6 +48,13 @@ Tiling tiling_for(const Tier& tier) {
 // kTileMinPanels panels: each tile repacks its rows of A.
 constexpr int kTasksWanted = 16;
 constexpr int kTileMinPanels = 8;
+
+// Skinny C (M within one MC row block, the decode case): every element of B
+// is used by one row block only, so packing all of B up front (the shared
+// phase above) only adds a pass over it. Each task instead packs its own
+// column tile one KC block at a time, read row-contiguously and kept within
+// this many bytes (L2), and the tasks are the column tiles.
+constexpr long kSkinnyBlockBytes = 256l << 10;
 
 }  // namespace
 
@@ -120,7 +137,7 @@ std::string emit_store_tile(const MatmulSpec& mm) {
   return os.str();
 }
 
-std::string emit_matmul_entry(const KernelSpec& spec) {
+std::string emit_matmul_entry(const KernelSpec& spec, bool skinny_plan) {
   const MatmulSpec& mm = spec.matmul();
   std::ostringstream os;
   os << emit_entry_head(spec)
@@ -136,7 +153,8 @@ std::string emit_matmul_entry(const KernelSpec& spec) {
      << "    l.nc = l.dim_n - l.j0 < l.plan.nc_max ? l.dim_n - l.j0 : l.plan.nc_max;\n"
      << "    l.ncpad = (l.nc + NR - 1) / NR * NR;\n"
      << "    l.tiles_n = (l.nc + l.plan.tile_n - 1) / l.plan.tile_n;\n"
-     << "    if (l.dim_k > 0) tsr_run(ctx, l.ncpad / NR, tsr_pack_b_task, &l);\n"
+     << (skinny_plan ? "    if (l.dim_k > 0 && !l.plan.skinny) tsr_run(ctx, l.ncpad / NR, tsr_pack_b_task, &l);\n"
+                     : "    if (l.dim_k > 0) tsr_run(ctx, l.ncpad / NR, tsr_pack_b_task, &l);\n")
      << "    tsr_run(ctx, l.plan.m_blocks * l.tiles_n, tsr_block_task, &l);\n"
      << "  }\n"
      << "}\n\n";
@@ -155,37 +173,44 @@ std::string emit_matmul_entry(const KernelSpec& spec) {
 
 namespace {
 
-std::string micro_kernel(const Tiling& t, const Tier& tier) {
+// The micro-kernel for the first `rows` rows of an MR-row panel (rows < MR:
+// tsr_micro_kernel_<rows>, for the last panel of a short C, where the full
+// kernel would spend MR / rows times the FMAs on zero padding: M = 1 decode).
+std::string micro_kernel(const Tiling& t, const Tier& tier, int rows) {
   std::ostringstream os;
   const int vw = tier.vector_floats;
-  os << "/* MR x NR micro-kernel: C_tile = C_in (or 0) + Ap_panel * Bp_panel over kc.\n"
-     << " * Ap is MR floats per k, Bp is NR floats per k (both 64-byte aligned). */\n"
-     << "TSR_VECTOR_FN static void tsr_micro_kernel(int64_t kc, const float* restrict ap, const float* restrict bp,\n"
+  const std::string name = rows == t.mr ? "tsr_micro_kernel" : "tsr_micro_kernel_" + std::to_string(rows);
+  if (rows == t.mr)
+    os << "/* MR x NR micro-kernel: C_tile = C_in (or 0) + Ap_panel * Bp_panel over kc.\n"
+       << " * Ap is MR floats per k, Bp is NR floats per k (both 64-byte aligned). */\n";
+  else
+    os << "/* the same for the first " << rows << " rows of the panel; the other rows of C_tile are not touched */\n";
+  os << "TSR_VECTOR_FN static void " << name << "(int64_t kc, const float* restrict ap, const float* restrict bp,\n"
      << "                             const float* c_in, float* c_out) {\n";
-  for (int i = 0; i < t.mr; ++i) {
+  for (int i = 0; i < rows; ++i) {
     os << "  tsr_vec";
     for (int j = 0; j < t.nv; ++j) os << (j ? ", " : " ") << "c" << i << "_" << j;
     os << ";\n";
   }
   os << "  if (c_in) {\n";
-  for (int i = 0; i < t.mr; ++i)
+  for (int i = 0; i < rows; ++i)
     for (int j = 0; j < t.nv; ++j)
       os << "    c" << i << "_" << j << " = *(const tsr_vec*)(c_in + " << i * t.nv * vw + j * vw << ");\n";
   os << "  } else {\n";
-  for (int i = 0; i < t.mr; ++i)
+  for (int i = 0; i < rows; ++i)
     for (int j = 0; j < t.nv; ++j) os << "    c" << i << "_" << j << " = 0.0f;\n";
   os << "  }\n"
      << "#pragma clang loop unroll_count(4)\n"
      << "  for (int64_t k = 0; k < kc; ++k) {\n";
   for (int j = 0; j < t.nv; ++j)
     os << "    const tsr_vec b" << j << " = *(const tsr_vec*)(bp + " << j * vw << ");\n";
-  for (int i = 0; i < t.mr; ++i) {
+  for (int i = 0; i < rows; ++i) {
     os << "    {\n      const float a = ap[" << i << "];\n";
     for (int j = 0; j < t.nv; ++j) os << "      c" << i << "_" << j << " += a * b" << j << ";\n";
     os << "    }\n";
   }
   os << "    ap += MR;\n    bp += NR;\n  }\n";
-  for (int i = 0; i < t.mr; ++i)
+  for (int i = 0; i < rows; ++i)
     for (int j = 0; j < t.nv; ++j)
       os << "  *(tsr_vec*)(c_out + " << i * t.nv * vw + j * vw << ") = c" << i << "_" << j << ";\n";
   os << "}\n\n";
@@ -209,7 +234,8 @@ std::string emit_matmul(const KernelSpec& spec, const Tier& tier) {
      << ", MC = " << t.mc << " }; /* micro-tile " << t.mr << " x " << nr << " */\n"
      << "enum { TASKS_WANTED = " << kTasksWanted << ", TILE_MIN_PANELS = " << kTileMinPanels
      << " }; /* tasks per column block to aim for; the narrowest column tile, in NR panels */\n"
-     << "#define TSR_B_BUDGET_BYTES " << t.b_budget << "L /* packed B kept live per column block */\n\n";
+     << "#define TSR_B_BUDGET_BYTES " << t.b_budget << "L /* packed B kept live per column block */\n"
+     << "#define TSR_SKINNY_BLOCK_BYTES " << kSkinnyBlockBytes << "L /* a skinny task's packed KC block of B */\n\n";
 
   // Element accessors absorb the layouts.
   os << "/* A(m, k) and B(k, n) in storage order */\n"
@@ -225,7 +251,14 @@ std::string emit_matmul(const KernelSpec& spec, const Tier& tier) {
      << "    const int64_t rows = mc - ir < MR ? mc - ir : MR;\n"
      << "    float* restrict panel = ap + ir * kc;\n";
   if (a_row) {
-    os << "    for (int64_t r = 0; r < MR; ++r) {\n"
+    os << "    /* a full panel k by k over its MR rows: clang transposes it with shuffles, where\n"
+       << "     * the row-by-row loop below stores through scatters (4096^3: 1.6x less packing) */\n"
+       << "    if (rows == MR) {\n"
+       << "      for (int64_t k = 0; k < kc; ++k)\n"
+       << "        for (int64_t r = 0; r < MR; ++r) panel[k * MR + r] = tsr_load(a, A_AT(i0 + ir + r, p0 + k));\n"
+       << "      continue;\n"
+       << "    }\n"
+       << "    for (int64_t r = 0; r < MR; ++r) {\n"
        << "      if (r < rows) {\n"
        << "        const int64_t m = i0 + ir + r;\n"
        << "        for (int64_t k = 0; k < kc; ++k) panel[k * MR + r] = tsr_load(a, A_AT(m, p0 + k));\n"
@@ -242,38 +275,76 @@ std::string emit_matmul(const KernelSpec& spec, const Tier& tier) {
   }
   os << "  }\n}\n\n";
 
-  // Packing B: one NR-column panel for every KC block, zero columns past nc.
-  os << "/* pack panel jr of B[0 : K, j0 : j0+nc] into KC blocks (f32, zero-padded);\n"
+  // Packing B: a KC block of a column range into NR-column panels. Row-major
+  // B is read row by row across the whole range, so a skinny task streams
+  // long contiguous spans of each row rather than one panel's 128 bytes.
+  os << "/* pack B[p0 : p0+kc, col0 : col0+ncols] into NR-column panels (f32, zero-padded\n"
+     << " * to a multiple of NR): panel q at dst + q * NR * kc, k-major inside */\n"
+     << "static void tsr_pack_b_tile(float* restrict dst, const tsr_storage* restrict b, int64_t col0, int64_t ncols,\n"
+     << "                            int64_t p0, int64_t kc, int64_t dim_n, int64_t dim_k) {\n"
+     << "  (void)dim_n;\n  (void)dim_k;   /* one of them is the leading dimension, per layout */\n";
+  if (b_row) {
+    os << "  for (int64_t k = 0; k < kc; ++k) {\n"
+       << "    /* rows lie dim_n apart: prefetch the span of the row 8 ahead, which the\n"
+       << "     * hardware prefetchers do not guess across pages (M = 1: 1.3x) */\n"
+       << "    if (p0 + k + 8 < dim_k)\n"
+       << "      for (int64_t c = 0; c < ncols; c += 64 / (int64_t)sizeof(tsr_storage))\n"
+       << "        __builtin_prefetch(b + B_AT(p0 + k + 8, col0 + c));\n"
+       << "    for (int64_t jp = 0; jp < ncols; jp += NR) {\n"
+       << "      float* restrict panel = dst + jp * kc + k * NR;\n"
+       << "      const int64_t cols = ncols - jp < NR ? ncols - jp : NR;\n"
+       << "      /* a full panel in a loop of constant trip count: vector moves, where the\n"
+       << "       * variable-length loop became a memcpy call per 128 bytes */\n"
+       << "      if (cols == NR) {\n"
+       << "        for (int64_t c = 0; c < NR; ++c) panel[c] = tsr_load(b, B_AT(p0 + k, col0 + jp + c));\n"
+       << "        continue;\n"
+       << "      }\n"
+       << "      int64_t c = 0;\n"
+       << "      for (; c < cols; ++c) panel[c] = tsr_load(b, B_AT(p0 + k, col0 + jp + c));\n"
+       << "      for (; c < NR; ++c) panel[c] = 0.0f;\n"
+       << "    }\n"
+       << "  }\n";
+  } else {
+    os << "  for (int64_t jp = 0; jp < ncols; jp += NR) {\n"
+       << "    float* restrict panel = dst + jp * kc;\n"
+       << "    const int64_t cols = ncols - jp < NR ? ncols - jp : NR;\n"
+       << "    for (int64_t c = 0; c < NR; ++c) {\n"
+       << "      if (c < cols) {\n"
+       << "        for (int64_t k = 0; k < kc; ++k) panel[k * NR + c] = tsr_load(b, B_AT(p0 + k, col0 + jp + c));\n"
+       << "      } else {\n"
+       << "        for (int64_t k = 0; k < kc; ++k) panel[k * NR + c] = 0.0f;\n"
+       << "      }\n"
+       << "    }\n"
+       << "  }\n";
+  }
+  os << "}\n\n";
+
+  os << "/* pack panel jr of B[0 : K, j0 : j0+nc] into KC blocks;\n"
      << " * block p0 starts at bp + p0 * ncpad, panel jr inside it at + jr * kc */\n"
      << "static void tsr_pack_b(float* restrict bp, const tsr_storage* restrict b, int64_t j0, int64_t nc,\n"
      << "                       int64_t ncpad, int64_t jr, int64_t dim_n, int64_t dim_k) {\n"
      << "  const int64_t cols = nc - jr < NR ? nc - jr : NR;\n"
-     << "  (void)dim_n;   /* the leading dimension of a row-major B */\n"
      << "  for (int64_t p0 = 0; p0 < dim_k; p0 += KC) {\n"
      << "    const int64_t kc = dim_k - p0 < KC ? dim_k - p0 : KC;\n"
-     << "    float* restrict panel = bp + p0 * ncpad + jr * kc;\n";
-  if (b_row) {
-    os << "    for (int64_t k = 0; k < kc; ++k) {\n"
-       << "      int64_t c = 0;\n"
-       << "      for (; c < cols; ++c) panel[k * NR + c] = tsr_load(b, B_AT(p0 + k, j0 + jr + c));\n"
-       << "      for (; c < NR; ++c) panel[k * NR + c] = 0.0f;\n"
-       << "    }\n";
-  } else {
-    os << "    for (int64_t c = 0; c < NR; ++c) {\n"
-       << "      if (c < cols) {\n"
-       << "        for (int64_t k = 0; k < kc; ++k) panel[k * NR + c] = tsr_load(b, B_AT(p0 + k, j0 + jr + c));\n"
-       << "      } else {\n"
-       << "        for (int64_t k = 0; k < kc; ++k) panel[k * NR + c] = 0.0f;\n"
-       << "      }\n"
-       << "    }\n";
-  }
-  os << "  }\n}\n\n";
+     << "    tsr_pack_b_tile(bp + p0 * ncpad + jr * kc, b, j0 + jr, cols, p0, kc, dim_n, dim_k);\n"
+     << "  }\n"
+     << "}\n\n";
 
-  os << micro_kernel(t, tier);
-  // Hook: bf16 on v4 calls the *_any helpers, which pick VDPBF16PS at run time.
+  os << micro_kernel(t, tier, t.mr);
+  for (int rows : small_panel_rows(t)) os << micro_kernel(t, tier, rows);
+  // Hook: bf16 on v4 calls the *_any helpers, which pick VDPBF16PS at run time;
+  // on that path every panel takes the pair micro-kernel and no plan is skinny
+  // (its packing is f32).
   const bool dot = uses_bf16dot(spec, tier);
   const std::string any = dot ? "_any" : "";
   if (dot) os << emit_bf16dot_helpers(spec, t.mr, t.nv);
+  os << "typedef void (*tsr_micro_fn)(int64_t, const float*, const float*, const float*, float*);\n"
+     << "/* the micro-kernel for a panel of `rows` rows: the smallest that covers them */\n"
+     << "static tsr_micro_fn tsr_micro_for(int64_t rows) {\n";
+  if (dot) os << "  if (tsr_bf16dot()) return tsr_micro_kernel_any;\n";
+  for (int rows : small_panel_rows(t))
+    os << "  if (rows <= " << rows << ") return tsr_micro_kernel_" << rows << ";\n";
+  os << "  return tsr_micro_kernel;\n}\n\n";
 
   // Store of one finished tile through the epilogue.
   os << emit_store_tile(mm);
@@ -287,20 +358,38 @@ std::string emit_matmul(const KernelSpec& spec, const Tier& tier) {
      << "  int64_t tile_n;         /* columns of C per task: a multiple of NR, <= nc_max */\n"
      << "  int64_t m_blocks;       /* MC-row blocks of C */\n"
      << "  int64_t k_blocks;       /* KC blocks of the K sum; 1 for K = 0 (the empty sum) */\n"
+     << "  int skinny;             /* one row block: each task packs its own B, per KC block */\n"
      << "  uint64_t bp_bytes;      /* workspace: packed B of one column block, shared */\n"
-     << "  uint64_t worker_bytes;  /* workspace per worker: packed A block, f32 partial sums */\n"
+     << "  uint64_t worker_bytes;  /* workspace per worker: packed A block, f32 partial sums,\n"
+     << "                           * and for a skinny C its packed KC block of B */\n"
      << "} tsr_plan;\n\n"
      << "#define TSR_ROUND64(bytes) (((uint64_t)(bytes) + 63u) & ~(uint64_t)63u)\n"
      << "static tsr_plan tsr_make_plan(int64_t dim_m, int64_t dim_n, int64_t dim_k) {\n"
      << "  tsr_plan p;\n"
      << "  const int64_t k_rows = dim_k > 0 ? dim_k : 1;\n"
      << "  const int64_t n_pad = (dim_n + NR - 1) / NR * NR;\n"
+     << "  p.m_blocks = (dim_m + MC - 1) / MC;\n"
+     << "  p.k_blocks = dim_k > 0 ? (dim_k + KC - 1) / KC : 1;\n"
+     << (dot ? "  p.skinny = p.m_blocks == 1 && !tsr_bf16dot();   /* the pair path packs all of B */\n"
+             : "  p.skinny = p.m_blocks == 1;\n")
+     << "  if (p.skinny) {\n"
+     << "    /* one column block of all of N; tiles of TASKS_WANTED-th of it, no wider\n"
+     << "     * than keeps a KC block of B within TSR_SKINNY_BLOCK_BYTES */\n"
+     << "    const int64_t panels = n_pad / NR;\n"
+     << "    int64_t tile_panels = (panels + TASKS_WANTED - 1) / TASKS_WANTED;\n"
+     << "    const int64_t most = TSR_SKINNY_BLOCK_BYTES / ((int64_t)KC * NR * (int64_t)sizeof(float));\n"
+     << "    if (tile_panels > most) tile_panels = most;\n"
+     << "    p.nc_max = n_pad;\n"
+     << "    p.tile_n = tile_panels * NR;\n"
+     << "    p.bp_bytes = 0;\n"
+     << "    p.worker_bytes = TSR_ROUND64(((uint64_t)MC * KC + (uint64_t)KC * p.tile_n +\n"
+     << "                                  (p.k_blocks > 1 ? (uint64_t)MC * p.tile_n : 0)) * sizeof(float));\n"
+     << "    return p;\n"
+     << "  }\n"
      << "  /* column block: as many NR panels as keep packed B for all of K in budget */\n"
      << "  p.nc_max = TSR_B_BUDGET_BYTES / (k_rows * (int64_t)sizeof(float)) / NR * NR;\n"
      << "  if (p.nc_max < NR) p.nc_max = NR;\n"
      << "  if (p.nc_max > n_pad) p.nc_max = n_pad;\n"
-     << "  p.m_blocks = (dim_m + MC - 1) / MC;\n"
-     << "  p.k_blocks = dim_k > 0 ? (dim_k + KC - 1) / KC : 1;\n"
      << "  /* few row blocks: split the columns too, so a many-core machine has work,\n"
      << "   * but keep tiles wide enough that repacking A per tile stays cheap */\n"
      << "  const int64_t panels = p.nc_max / NR;\n"
@@ -340,30 +429,35 @@ std::string emit_matmul(const KernelSpec& spec, const Tier& tier) {
      << "  float* ap = (float*)(l->worker_space + (uint64_t)worker * l->plan.worker_bytes);\n"
      << "  /* f32 partial sums between KC blocks (C may be 16-bit, and the epilogue runs once) */\n"
      << "  float* cw = l->plan.k_blocks > 1 ? ap + (int64_t)MC * KC : NULL;\n"
+     << "  /* a skinny C's own packed KC block of B, after the partial sums */\n"
+     << "  float* bw = ap + (int64_t)MC * KC + (cw ? (int64_t)MC * l->plan.tile_n : 0);\n"
      << "  float tile[MR * NR] __attribute__((aligned(64)));\n"
      << "  for (int64_t kb = 0; kb < l->plan.k_blocks; ++kb) {\n"
      << "    const int64_t p0 = kb * KC;\n"
      << "    const int64_t kc = dim_k - p0 < KC ? dim_k - p0 : KC;\n"
      << "    const int first = kb == 0, last = kb == l->plan.k_blocks - 1;\n"
      << "    tsr_pack_a" << any << "(ap, l->a, i0, mc, p0, kc, dim_m, dim_k);\n"
+     << "    if (l->plan.skinny) tsr_pack_b_tile(bw, l->b, l->j0 + jt, nt, p0, kc, dim_n, dim_k);\n"
      << "    for (int64_t jr = jt; jr < jt + nt; jr += NR) {\n"
-     << "      const float* b_panel = l->bp + p0 * l->ncpad + jr * kc;\n"
+     << "      const float* b_panel = l->plan.skinny ? bw + (jr - jt) * kc : l->bp + p0 * l->ncpad + jr * kc;\n"
      << "      for (int64_t ir = 0; ir < mc; ir += MR) {\n"
      << "        const float* a_panel = ap + ir * kc;\n"
      << "        float* partial = cw ? cw + ((jr - jt) / NR * (MC / MR) + ir / MR) * (MR * NR) : NULL;\n"
+     << "        const int64_t rows = mc - ir < MR ? mc - ir : MR;\n"
+     << "        tsr_micro_fn micro = tsr_micro_for(rows);\n"
      << "        if (!last) {\n"
-     << "          tsr_micro_kernel" << any << "(kc, a_panel, b_panel, first ? NULL : partial, partial);\n"
+     << "          micro(kc, a_panel, b_panel, first ? NULL : partial, partial);\n"
      << "        } else {\n"
-     << "          tsr_micro_kernel" << any << "(kc, a_panel, b_panel, first ? NULL : partial, tile);\n"
+     << "          micro(kc, a_panel, b_panel, first ? NULL : partial, tile);\n"
      << "          tsr_store_tile(tile, l->c" << operand_args(mm, "l->") << ", i0 + ir, l->j0 + jr,\n"
-     << "                         mc - ir < MR ? mc - ir : MR, nt - (jr - jt) < NR ? nt - (jr - jt) : NR, dim_n);\n"
+     << "                         rows, nt - (jr - jt) < NR ? nt - (jr - jt) : NR, dim_n);\n"
      << "        }\n"
      << "      }\n"
      << "    }\n"
      << "  }\n"
      << "}\n\n";
 
-  os << emit_matmul_entry(spec);
+  os << emit_matmul_entry(spec, /*skinny_plan=*/true);
   return os.str();
 }
 

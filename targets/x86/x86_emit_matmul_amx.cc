@@ -183,7 +183,7 @@ std::string emit_matmul_amx(const KernelSpec& spec, const Tier& tier) {
      << "  _tile_release();\n"
      << "}\n\n";
 
-  os << emit_matmul_entry(spec);
+  os << emit_matmul_entry(spec, /*skinny_plan=*/false);
   return os.str();
 }
 

@@ -109,8 +109,10 @@ std::string emit_store_tile(const MatmulSpec& mm);
 // (fields nc_max, tile_n, m_blocks, bp_bytes, worker_bytes), packed B at the
 // workspace's start, then plan.worker_bytes per worker; per column block of
 // nc_max columns, tsr_pack_b_task over the NR-column panels (not for K = 0),
-// then tsr_block_task over m_blocks x tiles_n tasks.
-std::string emit_matmul_entry(const KernelSpec& spec);
+// then tsr_block_task over m_blocks x tiles_n tasks. With skinny_plan the plan
+// has a `skinny` field, and a skinny launch packs no shared B (its tasks pack
+// their own).
+std::string emit_matmul_entry(const KernelSpec& spec, bool skinny_plan);
 
 // bf16 matmul on x86:v4 takes VDPBF16PS where the CPU has AVX512-BF16, chosen
 // at run time (x86_emit_matmul_bf16dot.cc): the helpers define

@@ -500,7 +500,8 @@ TEST_F(X86Test, ElementwiseBitsDoNotDependOnPosition) {
 // The split into tasks (docs/targets-x86.md, "Tasks"), seen by a counting
 // executor: elementwise 32,768 elements per task; rowwise 32768 / cols rows
 // per task; matmul (v2: MC = 120, NR = 8) one task per B panel, then per
-// (row block x column tile of at least 8 panels), 16 tasks wanted.
+// (row block x column tile of at least 8 panels), 16 tasks wanted; a C of
+// one row block, per column tile of a 16th of the panels.
 TEST_F(X86Test, GeneratedKernelsSplitByShapeThroughTheExecutor) {
   struct Split {
     KernelSpec spec;
@@ -513,6 +514,8 @@ TEST_F(X86Test, GeneratedKernelsSplitByShapeThroughTheExecutor) {
       {rowwise("row_split", DType::f32, RowOp::softmax, rt("rows"), rt("cols"), false), {{"rows", 77}, {"cols", 1100}}, 1, 3},
       // 26 panels of B; 3 row blocks x 4 tiles of 64 columns.
       {matmul("mm_split", DType::f32, rt("M"), rt("N"), rt("K"), Layout::row, Layout::row), {{"M", 300}, {"N", 203}, {"K", 600}}, 2, 26 + 12},
+      // One row block (skinny): no B phase; 26 panels in tiles of 2, 13 tasks.
+      {matmul("mm_skinny_split", DType::f32, rt("M"), rt("N"), rt("K"), Layout::row, Layout::row), {{"M", 64}, {"N", 203}, {"K", 600}}, 1, 13},
   };
   for (const Split& split : splits) {
     const Artifact art = build(split.spec, "v2");

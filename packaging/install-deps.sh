@@ -10,7 +10,7 @@ packages=(
   build-essential cmake ninja-build pkg-config git
   clang-14 lld-14 libclang-rt-14-dev llvm-14-dev
   libyaml-cpp-dev libtomlplusplus-dev libcli11-dev nlohmann-json3-dev libssl-dev
-  libgtest-dev libgmock-dev libbenchmark-dev libopenblas-dev libdnnl-dev libmpfr-dev
+  libgtest-dev libgmock-dev libbenchmark-dev libopenblas-dev libdnnl-dev
   python3
 )
 

@@ -2,7 +2,8 @@
 // Cephes' exp): Chebyshev interpolation of a function in MPFR at 256 bits,
 // converted to monomials and rounded to f32, then the f32 Horner evaluation
 // checked against MPFR on a dense grid (largest relative error, in 2^-24).
-// A development tool, not built by CMake:
+// A development tool, not built by CMake; needs libmpfr-dev, which
+// packaging/install-deps.sh does not install (nothing else uses MPFR):
 //   cc -O2 tools/fit_vector_math.c -o fit -lmpfr -lgmp -lm
 //   ./fit FUNCTION A B DEGREE [CENTER]
 // The coefficients in the emitter came from:

@@ -144,6 +144,15 @@ void CompileCache::write_entry(const std::string& key, const std::string& kind, 
   if (!ec && write_file_atomic(path, bytes).ok()) ++stats_.stored;
 }
 
+// The checksum held but the content is not ours (another version's layout):
+// the read counted as a hit becomes a miss of a corrupt entry.
+void CompileCache::drop_unreadable(const std::string& key, const std::string& kind) {
+  --stats_.hits;
+  ++stats_.misses;
+  ++stats_.corrupt;
+  std::remove(entry_path(key, kind).c_str());
+}
+
 std::optional<Artifact> CompileCache::find_artifact(const std::string& key) {
   std::optional<std::string> payload = read_entry(key, "artifact");
   if (!payload) return std::nullopt;
@@ -165,11 +174,7 @@ std::optional<Artifact> CompileCache::find_artifact(const std::string& key) {
     a.bytes.assign(data + eol + 1 + json_size, data + payload->size());
     return a;
   } catch (const std::exception&) {
-    // The checksum held but the content is not ours: treat as corrupt.
-    --stats_.hits;
-    ++stats_.misses;
-    ++stats_.corrupt;
-    std::remove(entry_path(key, "artifact").c_str());
+    drop_unreadable(key, "artifact");
     return std::nullopt;
   }
 }
@@ -195,10 +200,7 @@ std::optional<CachedVerdict> CompileCache::find_verdict(const std::string& key) 
     const nlohmann::json j = nlohmann::json::parse(*payload);
     return CachedVerdict{report_from_json(j.at("report")), j.at("route").get<std::string>()};
   } catch (const std::exception&) {
-    --stats_.hits;
-    ++stats_.misses;
-    ++stats_.corrupt;
-    std::remove(entry_path(key, "verdict").c_str());
+    drop_unreadable(key, "verdict");
     return std::nullopt;
   }
 }

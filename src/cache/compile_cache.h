@@ -59,6 +59,7 @@ class CompileCache {
   std::optional<std::string> read_entry(const std::string& key, const std::string& kind);
   void write_entry(const std::string& key, const std::string& kind, const std::string& payload);
   std::string entry_path(const std::string& key, const std::string& kind) const;
+  void drop_unreadable(const std::string& key, const std::string& kind);
 
   std::string dir_;
   uint64_t max_bytes_;

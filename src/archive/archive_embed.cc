@@ -1,21 +1,11 @@
 #include "archive/archive_embed.h"
 
-#include <cctype>
+#include "support/c_identifiers.h"
 
 namespace tsr {
 
-namespace {
-
-bool is_identifier(const std::string& symbol) {
-  bool ident = !symbol.empty() && !std::isdigit(static_cast<unsigned char>(symbol[0]));
-  for (char c : symbol) ident = ident && (std::isalnum(static_cast<unsigned char>(c)) || c == '_');
-  return ident;
-}
-
-}  // namespace
-
 Expected<std::string> embed_as_c_source(std::span<const uint8_t> bytes, const std::string& symbol) {
-  if (!is_identifier(symbol)) return invalid_input("embed symbol '" + symbol + "' is not a C identifier");
+  if (!is_c_identifier(symbol)) return invalid_input("embed symbol '" + symbol + "' is not a C identifier");
   static const char hex[] = "0123456789abcdef";
   std::string out;
   out.reserve(bytes.size() * 5 + 512);
@@ -36,7 +26,7 @@ Expected<std::string> embed_as_c_source(std::span<const uint8_t> bytes, const st
 }
 
 Expected<std::string> embed_as_assembly(uint64_t size, const std::string& symbol, const std::string& bin_path) {
-  if (!is_identifier(symbol)) return invalid_input("embed symbol '" + symbol + "' is not a C identifier");
+  if (!is_c_identifier(symbol)) return invalid_input("embed symbol '" + symbol + "' is not a C identifier");
   if (bin_path.find_first_of("\"\\\n") != std::string::npos)
     return invalid_input("embed: '" + bin_path + "' cannot be quoted for the assembler");
   // The C path's layout: NAME is const unsigned char[size ? size : 1],

@@ -258,9 +258,9 @@ const std::string& tesserac_build_fingerprint() {
 }
 
 std::string artifact_cache_key(const std::string& identity, const TargetName& target, const ToolchainInfo& toolchain,
-                               const std::string& source) {
+                               const std::string& source_sha256) {
   return sha256_hex("tesserac-cache-artifact-v1\n" + tesserac_build_fingerprint() + "\n" + target.str() + "\n" +
-                    toolchain.path + "\n" + toolchain.version + "\n" + identity + "\n" + sha256_hex(source));
+                    toolchain.path + "\n" + toolchain.version + "\n" + identity + "\n" + source_sha256);
 }
 
 std::string verdict_cache_key(const std::string& artifact_key, const std::string& artifact_sha256,

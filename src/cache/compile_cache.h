@@ -74,9 +74,10 @@ const std::string& tesserac_build_fingerprint();
 
 // What the compiled bytes depend on: the program, the target, its
 // toolchain (path and exact version), the kernel identity and the emitted
-// source (the compile flags are a function of the program and the target).
+// source, by its SHA-256 (the compile flags are a function of the program
+// and the target).
 std::string artifact_cache_key(const std::string& identity, const TargetName& target, const ToolchainInfo& toolchain,
-                               const std::string& source);
+                               const std::string& source_sha256);
 
 // What a verdict depends on besides the artifact: the device as the target
 // describes it, the oracle's seed, whether it ran emulated, and every TSR_*

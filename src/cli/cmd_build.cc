@@ -50,8 +50,7 @@ std::vector<CommandPath> build_outputs(const BuildOptions& opts, const std::vect
   if (!opts.output.empty()) outputs.push_back({"-o", opts.output});
   if (!opts.depfile.empty()) outputs.push_back({"--depfile", opts.depfile});
   if (!opts.selection.json.empty()) outputs.push_back({"--json", opts.selection.json});
-  if (!opts.pipeline.report.empty()) outputs.push_back({"--report", opts.pipeline.report});
-  if (!opts.pipeline.junit.empty()) outputs.push_back({"--junit", opts.pipeline.junit});
+  add_pipeline_outputs(opts.pipeline, outputs);
   if (!opts.out_dir.empty()) {
     outputs.push_back({"--out-dir", opts.out_dir + "/manifest.json"});
     for (const VerdictRow& row : rows)
@@ -141,9 +140,7 @@ RunFn register_build(CLI::App& app) {
     q.emulate = opts->selection.emulate;
     q.keep_artifacts = true;
     Pipeline pipeline = start_pipeline(opts->pipeline);
-    q.cache = pipeline.cache ? &*pipeline.cache : nullptr;
-    q.jobs = pipeline.jobs;
-    q.progress = pipeline.progress.get();
+    pipeline.configure(q);
     std::vector<VerdictRow> rows = qualify_jobs(jobs, q);
     finish_pipeline(opts->pipeline, pipeline);
     if (!opts->pipeline.quiet) std::cout << render_verdict_table(rows);

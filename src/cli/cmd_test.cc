@@ -46,8 +46,7 @@ RunFn register_test(CLI::App& app) {
     }
     std::vector<CommandPath> outputs;
     if (!opts->selection.json.empty()) outputs.push_back({"--json", opts->selection.json});
-    if (!opts->pipeline.report.empty()) outputs.push_back({"--report", opts->pipeline.report});
-    if (!opts->pipeline.junit.empty()) outputs.push_back({"--junit", opts->pipeline.junit});
+    add_pipeline_outputs(opts->pipeline, outputs);
     if (!outputs.empty())
       if (int rc = check_outputs(inputs, outputs); rc != kExitOk) return rc;
     int exit_code = kExitOk;
@@ -67,9 +66,7 @@ RunFn register_test(CLI::App& app) {
       q.archive = raw;
     }
     Pipeline pipeline = start_pipeline(opts->pipeline);
-    q.cache = pipeline.cache ? &*pipeline.cache : nullptr;
-    q.jobs = pipeline.jobs;
-    q.progress = pipeline.progress.get();
+    pipeline.configure(q);
     std::vector<VerdictRow> rows = qualify_jobs(plan_jobs(loaded->specs, loaded->targets), q);
     finish_pipeline(opts->pipeline, pipeline);
     if (!opts->pipeline.quiet) std::cout << render_verdict_table(rows);

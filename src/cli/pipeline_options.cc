@@ -46,6 +46,11 @@ void add_pipeline_options(CLI::App* sub, PipelineOptions& options) {
   sub->add_option("--junit", options.junit, "Also write the verdicts as JUnit XML to FILE");
 }
 
+void add_pipeline_outputs(const PipelineOptions& options, std::vector<CommandPath>& outputs) {
+  if (!options.report.empty()) outputs.push_back({"--report", options.report});
+  if (!options.junit.empty()) outputs.push_back({"--junit", options.junit});
+}
+
 Pipeline start_pipeline(const PipelineOptions& options) {
   Pipeline p;
   p.jobs = options.jobs ? options.jobs : std::max(1u, std::thread::hardware_concurrency());

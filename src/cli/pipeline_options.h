@@ -7,9 +7,12 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "cache/compile_cache.h"
 #include "driver/build_progress.h"
+#include "driver/qualify.h"
+#include "support/output_paths.h"
 
 namespace tsr::cli {
 
@@ -32,7 +35,16 @@ struct Pipeline {
   std::optional<CompileCache> cache;
   std::unique_ptr<BuildProgress> progress;
   unsigned jobs = 1;
+  // Points the qualify options at this pipeline's cache, jobs and progress.
+  void configure(QualifyOptions& q) {
+    q.cache = cache ? &*cache : nullptr;
+    q.jobs = jobs;
+    q.progress = progress.get();
+  }
 };
+
+// The --report and --junit paths given, as outputs to check before any work.
+void add_pipeline_outputs(const PipelineOptions& options, std::vector<CommandPath>& outputs);
 
 // Opens the cache; a cache directory that cannot be created is a warning
 // and a build without cache, never a failed build.

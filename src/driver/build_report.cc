@@ -8,8 +8,7 @@ namespace tsr {
 std::string row_status(const VerdictRow& row) {
   if (row.compile_failed) return "compile_failed";
   if (row.unavailable) return "unavailable";
-  if (row.report.verdict == Verdict::not_run && row.report.reason.rfind("target does not support", 0) == 0)
-    return "unsupported";
+  if (row.unsupported) return "unsupported";
   return "ok";
 }
 

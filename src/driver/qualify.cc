@@ -164,7 +164,7 @@ std::vector<std::optional<CompileStep>> compile_all(const std::vector<Job>& jobs
     }
     step.source = std::move(*source);
     if (options.cache) {
-      step.cache_key = artifact_cache_key(rows[i].identity, job.target, step.toolchain, step.source);
+      step.cache_key = artifact_cache_key(rows[i].identity, job.target, step.toolchain, sha256_hex(step.source));
       if (std::optional<Artifact> hit = options.cache->find_artifact(step.cache_key)) {
         step.result = Expected<Artifact>(std::move(*hit));
         rows[i].artifact_cached = true;
@@ -221,7 +221,7 @@ void qualify_compiled_cached(const Job& job, const Target& target, const Artifac
                              const QualifyOptions& options, VerdictRow& row) {
   std::string key;
   if (options.cache) {
-    key = verdict_cache_key(artifact.key, sha256_hex(artifact.bytes.data(), artifact.bytes.size()),
+    key = verdict_cache_key(artifact.key, row.artifact_sha256,
                             target.device(job.target.arch), options.seed, false);
     if (std::optional<CachedVerdict> hit = options.cache->find_verdict(key)) {
       row.report = hit->report;
@@ -240,8 +240,9 @@ void qualify_emulated_cached(const Job& job, const Target& target, const std::st
   if (options.cache) {
     ToolchainInfo emulator;
     emulator.path = "tesserac CPU emulator";
-    const std::string source_key = artifact_cache_key(row.identity, job.target, emulator, source);
-    key = verdict_cache_key(source_key, sha256_hex(source), target.device(job.target.arch), options.seed, true);
+    const std::string source_sha256 = sha256_hex(source);
+    const std::string source_key = artifact_cache_key(row.identity, job.target, emulator, source_sha256);
+    key = verdict_cache_key(source_key, source_sha256, target.device(job.target.arch), options.seed, true);
     if (std::optional<CachedVerdict> hit = options.cache->find_verdict(key)) {
       row.report = hit->report;
       row.route = hit->route;
@@ -271,6 +272,7 @@ std::vector<VerdictRow> qualify_jobs(const std::vector<Job>& jobs, const Qualify
     const Job& job = jobs[i];
     VerdictRow& row = rows[i];
     if (!job.unsupported.empty()) {
+      row.unsupported = true;
       row.report = not_run("target does not support this kernel: " + job.unsupported, *job.spec, options.seed);
       continue;
     }
@@ -304,6 +306,7 @@ std::vector<VerdictRow> qualify_jobs(const std::vector<Job>& jobs, const Qualify
       row.oracle_ms = ms_since(start);
       continue;
     }
+    // Once per row: the report shows it and the verdict cache keys on it.
     row.artifact_sha256 = sha256_hex(artifact->bytes.data(), artifact->bytes.size());
     row.artifact_key = artifact->key;
     if (emulate) {

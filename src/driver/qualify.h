@@ -22,6 +22,7 @@ struct VerdictRow {
   OracleReport report;
   bool compile_failed = false;   // the toolchain rejected emitted code (exit 3)
   bool unavailable = false;      // the target's toolchain is missing on this machine
+  bool unsupported = false;      // the target cannot build this kernel (NOT_RUN, nothing compiled)
   std::optional<Artifact> artifact;
   // Who launched the artifact for the oracle: "libtesserart <stub route>"
   // (every target), "CPU emulator: clang ... (emulated)" for an emulated run, empty

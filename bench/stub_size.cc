@@ -1,4 +1,4 @@
-// Size of the stripped runtime stub (target: <= 64 KiB) and its dynamic
+// Size of the stripped runtime stub (budget: <= 96 KiB, docs/decisions.md "Stub size budget") and its dynamic
 // dependencies (target: libc and libdl only).
 #include <cstdio>
 #include <filesystem>
@@ -17,8 +17,8 @@ int main() {
   }
   const auto size = fs::file_size(stripped);
   const auto unstripped = fs::file_size(lib);
-  std::printf("libtesserart.so: %ju bytes unstripped, %ju bytes stripped (%.1f KiB; budget 64 KiB: %s)\n",
-              uintmax_t(unstripped), uintmax_t(size), size / 1024.0, size <= 64 * 1024 ? "ok" : "OVER");
+  std::printf("libtesserart.so: %ju bytes unstripped, %ju bytes stripped (%.1f KiB; budget 96 KiB: %s)\n",
+              uintmax_t(unstripped), uintmax_t(size), size / 1024.0, size <= 96 * 1024 ? "ok" : "OVER");
   tsr::ProcessResult deps = tsr::run_process({"readelf", "-d", stripped});
   std::printf("dynamic dependencies:\n");
   size_t pos = 0;
@@ -31,5 +31,5 @@ int main() {
   }
   std::printf("libc/libdl only: %s\n", only_libc_libdl ? "yes" : "NO");
   fs::remove(stripped);
-  return size <= 64 * 1024 && only_libc_libdl ? 0 : 1;
+  return size <= 96 * 1024 && only_libc_libdl ? 0 : 1;
 }

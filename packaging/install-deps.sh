@@ -11,6 +11,10 @@ packages=(
   clang-14 lld-14 libclang-rt-14-dev llvm-14-dev
   libyaml-cpp-dev libtomlplusplus-dev libcli11-dev nlohmann-json3-dev libssl-dev
   libgtest-dev libgmock-dev libbenchmark-dev libopenblas-dev libdnnl-dev
+  # hip target (issue 12): ROCm 5.2's clang-15 HIP toolchain, headers, device libraries
+  hipcc libamdhip64-dev rocm-device-libs clang-15 lld-15
+  # xdna target (issue 13): XRT 2.13's xclbin headers and reader, libuuid
+  libxrt-dev uuid-dev
   python3
 )
 

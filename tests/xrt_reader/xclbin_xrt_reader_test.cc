@@ -9,6 +9,8 @@
 #include <xrt/xclbin.h>
 
 #include <experimental/xrt_xclbin.h>
+#include <xrt/ert.h>
+#include <xrt/xrt.h>
 
 #include <cstring>
 #include <map>
@@ -18,6 +20,10 @@
 #include "targets/registry.h"
 #include "targets/xdna/xclbin_reader.h"
 #include "targets/xdna/xclbin_writer.h"
+
+extern "C" {
+#include "runtime-stub/src/tsr_xrt.h"
+}
 
 namespace tsr {
 namespace {
@@ -100,6 +106,17 @@ TEST(XclbinXrtReader, EveryWrittenXclbinLoadsInXrtWithOurSignature) {
     EXPECT_EQ(size_by_name.count("embedded_xml"), 1u);
     EXPECT_EQ(size_by_name.count("aie_metadata"), 1u);
   }
+}
+
+// The stub cannot include XRT's headers (it builds with libc only): its copies
+// of XRT's constants are checked against them here.
+TEST(XrtConstants, TheStubsCopiesEqualXrtsHeaders) {
+  EXPECT_EQ(static_cast<unsigned>(TSR_XRT_BO_CACHEABLE), XCL_BO_FLAGS_CACHEABLE);
+  EXPECT_EQ(static_cast<unsigned>(TSR_XRT_BO_HOST_ONLY), XCL_BO_FLAGS_HOST_ONLY);
+  EXPECT_EQ(static_cast<int>(TSR_XRT_SYNC_TO_DEVICE), XCL_BO_SYNC_BO_TO_DEVICE);
+  EXPECT_EQ(static_cast<int>(TSR_XRT_SYNC_FROM_DEVICE), XCL_BO_SYNC_BO_FROM_DEVICE);
+  EXPECT_EQ(static_cast<int>(TSR_XRT_RUN_COMPLETED), ERT_CMD_STATE_COMPLETED);
+  EXPECT_EQ(static_cast<int>(USER_METADATA), 16);   // the instruction stream's section kind (tsr_xclbin_instructions)
 }
 
 }  // namespace

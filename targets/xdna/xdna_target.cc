@@ -38,7 +38,8 @@ class XdnaTarget final : public Target {
   // changes when an artifact does.
   Expected<std::string> emit(const KernelSpec& spec, const std::string& arch) const override {
     if (std::string why = unsupported_reason(spec, arch); !why.empty()) return invalid_input(why);
-    Expected<xdna::DeviceArtifacts> files = xdna::load_device_artifacts(spec, arch, false);
+    // The files are read and checked here too: a compile-cache hit skips compile().
+    Expected<xdna::DeviceArtifacts> files = xdna::load_device_artifacts(spec, arch, true);
     if (!files) return files.take_error();
     std::string s = "# tesserac xdna design (docs/targets-xdna.md)\nkernel " + spec.name + "\ntarget xdna:" + arch +
                     "\nsignature";

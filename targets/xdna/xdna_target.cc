@@ -79,14 +79,19 @@ class XdnaTarget final : public Target {
 
   std::string artifact_file_extension(const Artifact&) const override { return ".xclbin"; }
 
-  DeviceInfo device(const std::string&) const override {
-    char why[256];
-    if (tsr_xrt_probe(why, sizeof why) != TSR_OK) return absent_device(why);
+  // The stub's own probe (the answer selection gets): "AMD XDNA NPU (npu1) at /dev/accel/accel0".
+  DeviceInfo device(const std::string& arch) const override {
+    char found[256];
+    if (tsr_xrt_probe(found, sizeof found) != TSR_OK) return absent_device(found);
+    const std::string description = found;
+    if (description.find("(" + arch + ")") == std::string::npos)
+      return absent_device("no " + arch + " NPU (present: " + description + ")");
     DeviceInfo info;
     info.present = true;
-    info.description = why;
-    info.name = why;
+    info.description = description;
+    info.name = "AMD XDNA NPU";
     info.vendor = "0x1022";
+    info.capability = arch;
     return info;
   }
 

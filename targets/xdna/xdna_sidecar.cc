@@ -18,14 +18,6 @@ namespace {
 
 constexpr uint64_t kMaxSidecarBytes = 65536;
 
-std::optional<std::string> hash_value(const MapReader& m, const std::string& key) {
-  std::optional<std::string> s = m.required_string(key);
-  if (!s) return std::nullopt;
-  if (is_lower_hex(*s, 64)) return s;
-  m.error(m.get(key), "malformed '" + key + "': expected 64 lower-case hex digits (a SHA-256), got '" + *s + "'");
-  return std::nullopt;
-}
-
 std::string resolve(const std::string& sidecar, const std::string& path) {
   if (path.empty() || path[0] == '/') return path;
   const std::filesystem::path dir = std::filesystem::path(sidecar).parent_path();
@@ -91,9 +83,9 @@ Expected<DeviceArtifacts> load_device_artifacts(const KernelSpec& spec, const st
       m.check_keys({"image_kind", "image", "image_sha256", "instructions", "instructions_sha256"});
       std::optional<std::string> kind = m.required_enum("image_kind", {"pdi", "elf"});
       std::optional<std::string> image = m.required_string("image");
-      std::optional<std::string> image_hash = hash_value(m, "image_sha256");
+      std::optional<std::string> image_hash = required_sha256(m, "image_sha256");
       std::optional<std::string> insts = m.required_string("instructions");
-      std::optional<std::string> insts_hash = hash_value(m, "instructions_sha256");
+      std::optional<std::string> insts_hash = required_sha256(m, "instructions_sha256");
       if (kind) out.image_kind = *kind;
       if (image) out.image.path = resolve(out.sidecar, *image);
       if (image_hash) out.image.sha256 = *image_hash;

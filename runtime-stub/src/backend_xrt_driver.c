@@ -38,6 +38,18 @@ static const char* arch_of_pci_device(void) {
 
 static void load(tsr_xrt* x) {
   x->status = TSR_ERROR_NO_DEVICE;
+  /* The device first: a machine without an NPU never maps XRT into the process. */
+  const char* arch = test_arch;
+  if (!test_library[0]) {
+    if (access(NPU_NODE, R_OK | W_OK) != 0) {
+      snprintf(x->why, sizeof x->why, "no NPU (%s absent or not accessible)", NPU_NODE);
+      return;
+    }
+    if (!(arch = arch_of_pci_device())) {
+      snprintf(x->why, sizeof x->why, "an NPU of an unknown generation at %s", NPU_NODE);
+      return;
+    }
+  }
   const char* path = test_library[0] ? test_library : DEFAULT_XRT;
   x->library = dlopen(path, RTLD_NOW | RTLD_LOCAL);
   if (!x->library) {
@@ -52,17 +64,6 @@ static void load(tsr_xrt* x) {
       return;
     }
     memcpy((char*)&x->api + (size_t)i * sizeof fn, &fn, sizeof fn);
-  }
-  const char* arch = test_arch;
-  if (!test_library[0]) {
-    if (access(NPU_NODE, R_OK | W_OK) != 0) {
-      snprintf(x->why, sizeof x->why, "no NPU (%s absent or not accessible)", NPU_NODE);
-      return;
-    }
-    if (!(arch = arch_of_pci_device())) {
-      snprintf(x->why, sizeof x->why, "an NPU of an unknown generation at %s", NPU_NODE);
-      return;
-    }
   }
   snprintf(x->arch, sizeof x->arch, "%s", arch);
   snprintf(x->why, sizeof x->why, "AMD XDNA NPU (%s) at %s", x->arch, NPU_NODE);

@@ -16,7 +16,7 @@ int tsr_select_wants_variant(const tsr_select_options* o, const struct tsr_archi
                              size_t v, const char* arch) {
   if (!o) return 1;
   if (o->arch && strcmp(o->arch, arch) != 0) return 0;
-  return !o->require_qualified || tsr_variant_qualified(a, kernel, tsr_variant_rec(a, kernel, v, NULL));
+  return o->require_qualified <= 0 || tsr_variant_qualified(a, kernel, tsr_variant_rec(a, kernel, v, NULL));
 }
 
 tsr_status tsr_backend_select(const tsr_backend* b, const struct tsr_archive* a, size_t kernel,
@@ -31,7 +31,7 @@ tsr_status tsr_backend_select(const tsr_backend* b, const struct tsr_archive* a,
   tsr_status s = tsr_kernel_receipts(a, kernel, &first) ? b->select(a, kernel, &q, out_variant, out_route)
                                                         : TSR_ERROR_NO_VARIANT;
   if (s != TSR_ERROR_NO_VARIANT) return s;
-  q.require_qualified = 0;
+  q.require_qualified = o && o->require_qualified < 0 ? -1 : 0;   /* -1 reaches backends that admit by receipt (xdna) */
   s = b->select(a, kernel, &q, out_variant, out_route);
   return s == TSR_OK && required ? TSR_ERROR_NOT_QUALIFIED : s;
 }

@@ -277,7 +277,7 @@ int tsr_select_wants_variant(const tsr_select_options* o, const struct tsr_archi
 tsr_status tsr_backend_select(const tsr_backend* b, const struct tsr_archive* a, size_t kernel,
                               const tsr_select_options* o, size_t* out_variant, const char** out_route);
 
-/* backends.c: the pieces of a backend that only probes (hip, xdna today):
+/* backends.c: the pieces of a backend that only probes (hip today):
  * NO_DEVICE when the probe finds none, else NO_VARIANT; load and launch
  * UNSUPPORTED; nothing to unload. */
 tsr_status tsr_probe_only_select(tsr_status probe);
@@ -351,6 +351,12 @@ const char* tsr_cuda_eval_triple(const char* text, const char* what, const char*
                                  const int64_t* scalars, size_t scalar_count, unsigned out[3]);
 
 tsr_status tsr_hip_probe(char* out_gfx, size_t gfx_size);
+/* XRT (backend_xrt*.c): TSR_OK and the NPU's description, or
+ * TSR_ERROR_NO_DEVICE and the reason ("no NPU (/dev/accel/accel0 absent ..."). */
 tsr_status tsr_xrt_probe(char* out_npu, size_t npu_size);
+/* Tests only (tests/support/xrt_double): the next XRT use loads `path`
+ * (NULL: libxrt_coreutil.so.2 and the real NPU again) standing for an NPU
+ * of `arch`. Only while no xdna kernel is loaded and no other thread is in the stub. */
+void tsr_xrt_use_library_for_tests(const char* path, const char* arch);
 
 #endif /* TSR_INTERNAL_H */

@@ -129,8 +129,10 @@ RunFn register_build(CLI::App& app) {
     if (!loaded) return exit_code;
     const std::vector<KernelSpec>& specs = loaded->specs;
     std::vector<Job> jobs = plan_jobs(specs, loaded->targets);
+    // A target the build names (-t, or the spec's `targets:`) must build the
+    // kernel; the default "every target" plan records NOT_RUN and goes on.
     for (const Job& job : jobs)
-      if (!job.unsupported.empty())
+      if (!job.unsupported.empty() && (!loaded->targets.empty() || !job.spec->targets.empty()))
         return report_error("kernel '" + job.spec->name + "' cannot be built for " + job.target.str() + ": " +
                                 job.unsupported,
                             kExitInvalid);
@@ -152,7 +154,8 @@ RunFn register_build(CLI::App& app) {
       // records an unavailable toolchain as NOT_RUN and goes on.
       if (r.unavailable && !loaded->targets.empty())
         return report_error(r.report.reason + "; nothing written", kExitToolchain);
-      if (r.compile_failed) return report_error("build failed; nothing written", kExitToolchain);
+      if (r.compile_failed)
+        return report_error("build failed; nothing written", r.input_error ? kExitInvalid : kExitToolchain);
       if (r.report.verdict == Verdict::fail)
         return report_error("oracle FAIL for " + r.kernel + " on " + r.target.str() + "; nothing written",
                             kExitInvalid);

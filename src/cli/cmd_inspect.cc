@@ -1,4 +1,5 @@
 // tesserac inspect FILE [--json]: kernels, ABI, variants, sizes, hashes, receipts, verdicts.
+#include <cstring>
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -7,6 +8,7 @@
 #include "archive/archive_reader.h"
 #include "cli/commands.h"
 #include "support/file_io.h"
+#include "targets/xdna/xclbin_reader.h"
 
 namespace tsr::cli {
 
@@ -67,12 +69,19 @@ void print_text(const nlohmann::json& j) {
 
 RunFn register_inspect(CLI::App& app) {
   auto opts = std::make_shared<InspectOptions>();
-  CLI::App* sub = app.add_subcommand("inspect", "Describe a .tfat archive: kernels, ABI, variants, hashes, verdicts");
+  CLI::App* sub = app.add_subcommand("inspect", "Describe a .tfat archive (kernels, ABI, variants, hashes, verdicts) or an .xclbin (sections, kernels)");
   sub->add_option("archive", opts->archive, "The archive")->required();
   sub->add_flag("--json", opts->json, "Print JSON");
   return [opts]() -> int {
     Expected<std::vector<uint8_t>> bytes = read_file_bytes(opts->archive);
     if (!bytes) return report(bytes.error());
+    // An xclbin (an xdna variant written with build --out-dir): its own bounds-checked reader.
+    if (bytes->size() >= 8 && std::memcmp(bytes->data(), "xclbin2", 8) == 0 && !opts->json) {
+      Expected<xdna::XclbinSummary> xclbin = xdna::read_xclbin(bytes->data(), bytes->size());
+      if (!xclbin) return report_error(opts->archive + ": " + xclbin.error().message(), kExitInvalid);
+      std::cout << xdna::render_xclbin_summary(*xclbin);
+      return kExitOk;
+    }
     Expected<std::string> json = inspect_json(*bytes);
     if (!json) return report_error(opts->archive + ": " + json.error().message(), kExitInvalid);
     if (opts->json) {

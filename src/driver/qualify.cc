@@ -290,6 +290,7 @@ std::vector<VerdictRow> qualify_jobs(const std::vector<Job>& jobs, const Qualify
     if (!artifact) {
       const bool unavailable = artifact.error().message().rfind("target unavailable:", 0) == 0;
       row.compile_failed = !unavailable;
+      row.input_error = artifact.error().kind() == ErrorKind::invalid_input;
       row.unavailable = unavailable;
       if (!unavailable) {
         row.error = artifact.error().message();

@@ -21,6 +21,7 @@ struct VerdictRow {
   TargetName target;
   OracleReport report;
   bool compile_failed = false;   // the toolchain rejected emitted code (exit 3)
+  bool input_error = false;      // ... because of a bad input the compile step read (exit 1), e.g. a sidecar
   bool unavailable = false;      // the target's toolchain is missing on this machine
   bool unsupported = false;      // the target cannot build this kernel (NOT_RUN, nothing compiled)
   std::optional<Artifact> artifact;

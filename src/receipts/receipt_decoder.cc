@@ -28,14 +28,6 @@ const std::vector<std::string>& non_receipt_verdicts() {
   return v;
 }
 
-std::optional<std::string> hex_hash(const MapReader& m, const std::string& key) {
-  std::optional<std::string> s = m.required_string(key);
-  if (!s) return std::nullopt;
-  if (is_lower_hex(*s, 64)) return s;
-  m.error(m.get(key), "malformed '" + key + "': expected 64 lower-case hex digits (a SHA-256), got '" + *s + "'");
-  return std::nullopt;
-}
-
 std::optional<std::string> non_empty(const MapReader& m, const std::string& key) {
   std::optional<std::string> s = m.required_string(key);
   if (s && s->empty()) {
@@ -92,7 +84,7 @@ void decode_kernel(const MapReader& top, Receipt& r) {
     if (is_c_identifier(*name)) r.kernel = *name;
     else m.error(m.get("name"), "kernel name '" + *name + "' is not a C identifier");
   }
-  if (auto id = hex_hash(m, "identity")) r.identity = *id;
+  if (auto id = required_sha256(m, "identity")) r.identity = *id;
   if (auto family = m.required_enum("family", family_names())) r.family = *family;
   if (auto v = required_count(m, "codec_version", 1)) r.codec_version = static_cast<int>(std::min<int64_t>(*v, INT32_MAX));
 }
@@ -119,7 +111,7 @@ void decode_artifact(const MapReader& top, Receipt& r) {
   if (!node) return;
   MapReader m(*node, top.file(), "[artifact]", top.diag(), kTyped);
   m.check_keys({"sha256", "key", "toolchain"});
-  if (auto v = hex_hash(m, "sha256")) r.artifact_sha256 = *v;
+  if (auto v = required_sha256(m, "sha256")) r.artifact_sha256 = *v;
   if (auto v = non_empty(m, "key")) r.artifact_key = *v;
   if (auto v = non_empty(m, "toolchain")) r.toolchain = *v;
 }

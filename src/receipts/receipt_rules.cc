@@ -18,4 +18,12 @@ bool is_receipt_timestamp(const std::string& s) {
   return true;
 }
 
+std::optional<std::string> required_sha256(const MapReader& m, const std::string& key) {
+  std::optional<std::string> s = m.required_string(key);
+  if (!s) return std::nullopt;
+  if (is_lower_hex(*s, 64)) return s;
+  m.error(m.get(key), "malformed '" + key + "': expected 64 lower-case hex digits (a SHA-256), got '" + *s + "'");
+  return std::nullopt;
+}
+
 }  // namespace tsr

@@ -216,7 +216,7 @@ TEST(ReceiptCodec, EveryErrorOfAFileIsReportedInOneRun) {
   EXPECT_FALSE(d.receipt);
   EXPECT_NE(d.diagnostics.find("error: 'trials' must be at least 1, got -3"), std::string::npos) << d.diagnostics;
   EXPECT_NE(d.diagnostics.find("error: verdict 'FAIL' makes no receipt"), std::string::npos) << d.diagnostics;
-  EXPECT_NE(d.diagnostics.find("error: unknown target kind 'hip' (allowed: x86, cuda)"), std::string::npos) << d.diagnostics;
+  EXPECT_NE(d.diagnostics.find("error: unknown target kind 'hip' (allowed: x86, cuda, xdna)"), std::string::npos) << d.diagnostics;
   EXPECT_NE(d.diagnostics.find("error: unknown key 'extra' in [measurement]"), std::string::npos) << d.diagnostics;
 }
 

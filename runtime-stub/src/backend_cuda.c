@@ -84,26 +84,17 @@ static tsr_status load_slot(struct tsr_kernel* k, tsr_cuda_driver* d, int device
                             const void* blob, size_t size, const tsr_variant_info* vi, char* msg,
                             size_t msg_size) {
   cuda_slot* slot = &((cuda_kernel*)k->backend_state)->slots[device];
-  const char* shared_text = "0";
-  int64_t shared = 0;
-  tsr_status found = tsr_variant_metadata_find(k->archive, k->index, variant, "cuda.shared_bytes", &shared_text);
-  if ((found != TSR_OK && found != TSR_ERROR_NOT_FOUND) ||
-      !tsr_cuda_parse_int(shared_text, strlen(shared_text), &shared) || shared > 0x7fffffff) {
-    tsr_set_message(msg, msg_size, "cuda variant has an invalid cuda.shared_bytes '%.32s'", shared_text);
-    return TSR_ERROR_CORRUPT;
-  }
-  if (tsr_variant_metadata_find(k->archive, k->index, variant, "cuda.block", &slot->block) != TSR_OK ||
-      tsr_variant_metadata_find(k->archive, k->index, variant, "cuda.grid", &slot->grid) != TSR_OK) {
-    tsr_set_message(msg, msg_size, "cuda variant has no valid cuda.block / cuda.grid metadata");
-    return TSR_ERROR_CORRUPT;
-  }
+  unsigned shared;
+  tsr_status s = tsr_gpu_launch_metadata(k->archive, k->index, variant, "cuda", &slot->block, &slot->grid, &shared,
+                                         msg, msg_size);
+  if (s != TSR_OK) return s;
   char* text = NULL;
   if (vi->artifact_kind == TSR_ARTIFACT_PTX) {   /* cuModuleLoadData wants NUL-terminated PTX */
     if (!(text = (char*)malloc(size + 1))) return TSR_ERROR_OUT_OF_MEMORY;
     memcpy(text, blob, size);
     text[size] = 0;
   }
-  tsr_status s = tsr_cuda_push(d, device, TSR_ERROR_LOAD_FAILED, msg, msg_size);
+  s = tsr_cuda_push(d, device, TSR_ERROR_LOAD_FAILED, msg, msg_size);
   if (s != TSR_OK) {
     free(text);
     return s;
@@ -127,7 +118,7 @@ static tsr_status load_slot(struct tsr_kernel* k, tsr_cuda_driver* d, int device
   if (r != 0) return tsr_cuda_fail(d, r, TSR_ERROR_LOAD_FAILED, what, device, msg, msg_size);
   slot->module = module;
   slot->function = function;
-  slot->shared_bytes = (unsigned)shared;
+  slot->shared_bytes = shared;
   __atomic_store_n(&slot->ready, 1, __ATOMIC_RELEASE);
   return TSR_OK;
 }
@@ -189,9 +180,8 @@ static tsr_status cuda_load(struct tsr_kernel* k, const void* blob, size_t size,
                             char* msg, size_t msg_size) {
   tsr_cuda_driver* d = tsr_cuda_driver_get();
   if (d->status != TSR_OK || k->options.device >= d->device_count) return TSR_ERROR_NO_DEVICE;
-  size_t ns = k->info.scalar_count;
   cuda_kernel* ck = (cuda_kernel*)calloc(1, sizeof *ck + (size_t)d->device_count * sizeof(cuda_slot));
-  const char** names = (const char**)calloc(ns ? ns : 1, sizeof *names);
+  const char** names = tsr_gpu_scalar_names(k);
   if (!ck || !names) {
     free(ck);
     free(names);
@@ -203,11 +193,6 @@ static tsr_status cuda_load(struct tsr_kernel* k, const void* blob, size_t size,
   ck->scalar_names = names;
   k->backend_state = ck;
   tsr_status s = TSR_OK;
-  for (size_t i = 0; i < ns && s == TSR_OK; ++i) {
-    tsr_binding_info bi;
-    s = tsr_kernel_binding_at(k->archive, k->index, k->info.buffer_count + i, &bi);
-    names[i] = bi.name;
-  }
   if (s == TSR_OK) s = load_slot(k, d, k->options.device, k->selection.variant, blob, size, vi, msg, msg_size);
   if (s != TSR_OK) cuda_unload(k);
   return s;
@@ -248,18 +233,8 @@ static tsr_status cuda_launch(struct tsr_kernel* k, const tsr_launch_args* args,
   tsr_status s = slot_for(k, d, device, &slot, msg, msg_size);
   if (s != TSR_OK) return s;
   unsigned block[3], grid[3];
-  const char* why = tsr_cuda_eval_triple(slot->block, "block", ck->scalar_names, args->scalars,
-                                         args->scalar_count, block);
-  const char* text = why ? slot->block : slot->grid;
-  if (!why) why = tsr_cuda_eval_triple(slot->grid, "grid", ck->scalar_names, args->scalars, args->scalar_count, grid);
-  if (why == TSR_CUDA_GRID_TOO_LARGE) {
-    tsr_set_message(msg, msg_size, "%s: cuda.grid '%.48s' %s for these sizes", k->info.name, text, why);
-    return TSR_ERROR_INVALID_SCALAR;
-  }
-  if (why) {
-    tsr_set_message(msg, msg_size, "cuda variant has no valid cuda.block / cuda.grid metadata ('%.48s' %s)", text, why);
-    return TSR_ERROR_CORRUPT;
-  }
+  s = tsr_gpu_launch_dims(k, "cuda", slot->block, slot->grid, ck->scalar_names, args, block, grid, msg, msg_size);
+  if (s != TSR_OK) return s;
   /* One pointer per kernel parameter, to the caller's own values: device
    * addresses and scalars reach the kernel exactly as given. */
   size_t n = args->buffer_count, total = n + args->scalar_count;

@@ -17,7 +17,7 @@ const tsr_backend* tsr_backend_for_kind(const char* kind) {
   return NULL;
 }
 
-/* The probe-only backends (hip, xdna): a present device is still one they
+/* The probe-only backends (xdna): a present device is still one they
  * cannot run on, so nothing is selected, loaded or launched. */
 tsr_status tsr_probe_only_select(tsr_status probe) {
   return probe == TSR_ERROR_NO_DEVICE ? TSR_ERROR_NO_DEVICE : TSR_ERROR_NO_VARIANT;

@@ -1,6 +1,7 @@
 #include "targets/registry.h"
 
 #include "targets/cuda/cuda_target.h"
+#include "targets/hip/hip_target.h"
 #include "targets/x86/x86_target.h"
 
 namespace tsr {
@@ -10,6 +11,7 @@ const std::vector<std::unique_ptr<Target>>& all_targets() {
     std::vector<std::unique_ptr<Target>> v;
     v.push_back(make_x86_target());
     v.push_back(make_cuda_target());
+    v.push_back(make_hip_target());
     return v;
   }();
   return targets;

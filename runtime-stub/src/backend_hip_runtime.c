@@ -50,18 +50,20 @@ static void load(tsr_hip_runtime* h) {
     }
     memcpy((char*)&h->api + (size_t)i * sizeof fn, &fn, sizeof fn);
   }
-  /* hipInit fails without a GPU on some releases; the count says what is there. */
-  char init_text[48] = "", count_text[48] = "";
-  tsr_hip_error r = h->api.init(0);
-  if (r != 0) error_text(h, r, init_text, sizeof init_text);
+  /* ROCm 5.2 without a GPU: hipInit fails (hipErrorInvalidDevice) and so does
+   * the count (hipErrorNoDevice); the count's answer is the reason given. */
+  char text[48] = "";
   int count = 0;
-  tsr_hip_error rc = h->api.device_count(&count);
-  if (rc != 0) error_text(h, rc, count_text, sizeof count_text);
-  if (rc != 0 || r != 0 || count <= 0) {
-    int n = snprintf(h->why, sizeof h->why, "no AMD GPU: hipGetDeviceCount reports %d", rc ? 0 : count);
-    if (r || rc)
-      snprintf(h->why + n, sizeof h->why - (size_t)n, " (%s%s%s%s%s)", r ? "hipInit: " : "", init_text,
-               r && rc ? "; " : "", rc ? "hipGetDeviceCount: " : "", count_text);
+  tsr_hip_error r = h->api.init(0), rc = h->api.device_count(&count);
+  if (rc != 0 || count <= 0) {
+    if (rc) error_text(h, rc, text, sizeof text);
+    snprintf(h->why, sizeof h->why, "no AMD GPU: hipGetDeviceCount reports 0%s%s%s", rc ? " (" : "", text,
+             rc ? ")" : "");
+    return;
+  }
+  if (r != 0) {
+    error_text(h, r, text, sizeof text);
+    snprintf(h->why, sizeof h->why, "no AMD GPU: hipInit failed with %d device(s) present: %s", count, text);
     return;
   }
   h->api.driver_version(&h->driver_version);

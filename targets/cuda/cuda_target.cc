@@ -5,6 +5,7 @@
 
 #include "spec/abi.h"
 #include "support/sha256.h"
+#include "targets/compile_step_error.h"
 #include "targets/cuda/cuda_abi_check.h"
 #include "targets/cuda/cuda_archs.h"
 #include "targets/cuda/cuda_emit_kernels.h"
@@ -16,18 +17,8 @@ namespace tsr {
 
 namespace {
 
-// "file:line:col: " when the spec knows where it came from.
-std::string spec_prefix(const KernelSpec& spec) {
-  if (spec.location.file.empty()) return "";
-  std::string s = spec.location.file;
-  if (spec.location.line > 0) s += ":" + std::to_string(spec.location.line);
-  if (spec.location.column > 0) s += ":" + std::to_string(spec.location.column);
-  return s + ": ";
-}
-
 Error with_spec(const KernelSpec& spec, const std::string& arch, const std::string& step, const Error& e) {
-  return Error(e.kind(), spec_prefix(spec) + "error: " + step + " failed for kernel '" + spec.name + "' (cuda:" +
-                             arch + "): " + e.message());
+  return compile_step_error(spec, "cuda:" + arch, step, e);
 }
 
 class CudaTarget final : public Target {

@@ -172,7 +172,7 @@ TEST_F(StubHipDouble, RuntimeInitErrorsMeanNoDevice) {
   tsr_selection sel{};
   EXPECT_EQ(tsr_kernel_select(a.archive, 0, &hip, &sel), TSR_ERROR_NO_DEVICE);
   EXPECT_STREQ(tsr_hip_unavailable_reason(),
-               "no AMD GPU: hipGetDeviceCount reports 1 (hipInit: hipErrorInsufficientDriver (35))");
+               "no AMD GPU: hipInit failed with 1 device(s) present: hipErrorInsufficientDriver (35)");
   // A device whose properties cannot be read has no gcnArchName: nothing selects it.
   runtime_.restart();
   runtime_.devices({"gfx90a", "gfx90a"});

@@ -30,6 +30,17 @@ std::vector<TargetName> all_target_names() {
   return names;
 }
 
+std::string unknown_target_message(const std::string& text) {
+  std::string known;
+  for (const TargetName& t : all_target_names()) known += (known.empty() ? "" : ", ") + t.str();
+  std::string message = "unknown target '" + text + "' (known: " + known + ")";
+  const std::optional<TargetName> name = parse_target_name(text);
+  const Target* target = name ? find_target(name->kind) : nullptr;
+  // Every target refuses an unknown arch before it looks at the spec.
+  if (target) message += ": " + target->unsupported_reason(KernelSpec{}, name->arch);
+  return message;
+}
+
 std::optional<TargetName> parse_target_name(const std::string& text) {
   const size_t colon = text.find(':');
   if (colon == std::string::npos || colon == 0 || colon + 1 == text.size()) return std::nullopt;

@@ -71,7 +71,6 @@ class HipTarget final : public Target {
     plan.write_metadata(artifact.metadata, "hip");
     // Built with xnack and sramecc "any": the stub matches the device's target ID against this.
     artifact.metadata["hip.target_id"] = arch;
-    artifact.metadata["hip.clang_version"] = tc.version;
     return artifact;
   }
 

@@ -12,6 +12,7 @@
 #include "targets/cuda/cuda_devices.h"
 #include "targets/cuda/cuda_launch_geometry.h"
 #include "targets/cuda/cuda_toolkit.h"
+#include "targets/cuda/emulator/emulator.h"
 
 namespace tsr {
 
@@ -103,6 +104,7 @@ class CudaTarget final : public Target {
   // and every store rounds once, like the reference's storage points; the
   // declared budget alone applies.
   BudgetFloor budget_floor(const KernelSpec&) const override { return {}; }
+  std::unique_ptr<Target> make_emulated() const override { return cuda::emu::make_emulated_cuda_target(); }
 };
 
 }  // namespace

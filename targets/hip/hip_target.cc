@@ -12,6 +12,7 @@
 #include "targets/hip/hip_archs.h"
 #include "targets/hip/hip_devices.h"
 #include "targets/hip/hip_emit_kernels.h"
+#include "targets/hip/hip_emulated_target.h"
 #include "targets/hip/hip_toolchain.h"
 
 namespace tsr {
@@ -89,6 +90,12 @@ class HipTarget final : public Target {
   // 0: accumulation is f32 (MFMA f16/bf16 products are exact in f32) and
   // every store rounds once, like the reference's storage points.
   BudgetFloor budget_floor(const KernelSpec&) const override { return {}; }
+
+  // The emitted HIP source in the CPU emulator (wave64 / wave32, MFMA as a
+  // wavefront collective): PASS_EMULATED, never AMD hardware evidence.
+  std::unique_ptr<Target> make_emulated() const override {
+    return hip::make_emulated_hip_target(std::make_unique<HipTarget>());
+  }
 };
 
 }  // namespace

@@ -1,7 +1,7 @@
 // The hip target's emitter (AMD ISA references: CDNA2 for gfx90a, CDNA3 for
 // gfx940, RDNA2/RDNA3 for gfx1030/gfx1100; clang's AMDGPU builtins): HIP C++
 // that includes no ROCm header and calls no device-library function, so clang
-// builds it with -nogpuinc -nogpulib for every listed gfx (docs/targets-hip-emitter.md).
+// builds it with -nogpuinc -nogpulib for every listed gfx (docs/targets-hip.md, "Kernels").
 #pragma once
 
 #include "spec/kernel_spec.h"

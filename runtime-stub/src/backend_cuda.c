@@ -11,24 +11,6 @@
 
 #include "tsr_cuda.h"
 
-/* The kernel on one device: set up on its first use there. */
-typedef struct cuda_slot {
-  int ready;                 /* __atomic: 1 once the fields below are set */
-  CUmodule module;
-  CUfunction function;
-  const char* block;         /* archive strings */
-  const char* grid;
-  unsigned shared_bytes;
-} cuda_slot;
-
-typedef struct cuda_kernel {
-  pthread_mutex_t lock;      /* serializes first loads; launches of a ready slot never take it */
-  unsigned generation;       /* the driver's at load */
-  int slot_count;
-  const char** scalar_names; /* ABI order, for the geometry */
-  cuda_slot slots[];         /* one per device ordinal */
-} cuda_kernel;
-
 /* "sm_90" / "compute_80" -> 90 / 80; a one-letter suffix ("sm_90a",
  * "compute_100f") sets *exact: such code runs only on that capability.
  * -1 when s is not prefix + digits [+ 'a' | 'f']. */
@@ -79,11 +61,10 @@ static tsr_status cuda_select(const tsr_archive* a, size_t kernel, const tsr_sel
   return TSR_OK;
 }
 
-/* Loads variant vi (its blob at image/size) on `device` into its slot. */
-static tsr_status load_slot(struct tsr_kernel* k, tsr_cuda_driver* d, int device, size_t variant,
-                            const void* blob, size_t size, const tsr_variant_info* vi, char* msg,
-                            size_t msg_size) {
-  cuda_slot* slot = &((cuda_kernel*)k->backend_state)->slots[device];
+/* Loads variant vi (its blob at blob/size) on `device` into `slot`. */
+static tsr_status load_slot(struct tsr_kernel* k, int device, size_t variant, const void* blob, size_t size,
+                            const tsr_variant_info* vi, tsr_gpu_slot* slot, char* msg, size_t msg_size) {
+  tsr_cuda_driver* d = tsr_cuda_driver_get();
   unsigned shared;
   tsr_status s = tsr_gpu_launch_metadata(k->archive, k->index, variant, "cuda", &slot->block, &slot->grid, &shared,
                                          msg, msg_size);
@@ -123,77 +104,32 @@ static tsr_status load_slot(struct tsr_kernel* k, tsr_cuda_driver* d, int device
   return TSR_OK;
 }
 
-/* First use on a device other than the load's: select for its capability. */
-static tsr_status load_on_device(struct tsr_kernel* k, tsr_cuda_driver* d, int device, char* msg,
-                                 size_t msg_size) {
-  tsr_select_options o = k->options;
-  o.device = device;
-  size_t v;
-  const char* route;
-  const void* blob;
-  size_t size;
-  tsr_variant_info vi;
-  tsr_status s = tsr_backend_select(&tsr_backend_cuda, k->archive, k->index, &o, &v, &route);
-  if (s == TSR_OK && (s = tsr_variant_blob(k->archive, k->index, v, &blob, &size)) == TSR_OK &&
-      (s = tsr_kernel_variant_at(k->archive, k->index, v, &vi)) == TSR_OK)
-    return load_slot(k, d, device, v, blob, size, &vi, msg, msg_size);
-  tsr_set_message(msg, msg_size, "%s on CUDA device %d (sm_%d): %s", k->info.name, device, d->devices[device].cc,
-                  tsr_status_string(s));
-  return s;
+static void describe(int device, char* out, size_t size) {
+  snprintf(out, size, "sm_%d", tsr_cuda_driver_get()->devices[device].cc);
 }
 
-/* The device's slot, loaded on first use: once, even when threads race. */
-static tsr_status slot_for(struct tsr_kernel* k, tsr_cuda_driver* d, int device, cuda_slot** out, char* msg,
-                           size_t msg_size) {
-  cuda_kernel* ck = (cuda_kernel*)k->backend_state;
-  if (device >= ck->slot_count || ck->generation != d->generation) {
-    tsr_set_message(msg, msg_size, "%s: no CUDA device %d (%d present)", k->info.name, device, ck->slot_count);
-    return TSR_ERROR_NO_DEVICE;
-  }
-  cuda_slot* slot = &ck->slots[device];
-  if (!__atomic_load_n(&slot->ready, __ATOMIC_ACQUIRE)) {
-    pthread_mutex_lock(&ck->lock);
-    tsr_status s = slot->ready ? TSR_OK : load_on_device(k, d, device, msg, msg_size);
-    pthread_mutex_unlock(&ck->lock);
-    if (s != TSR_OK) return s;
-  }
-  *out = slot;
-  return TSR_OK;
-}
+static const tsr_gpu_backend cuda_gpu = {&tsr_backend_cuda, "CUDA", load_slot, describe};
 
 static void cuda_unload(struct tsr_kernel* k) {
-  cuda_kernel* ck = (cuda_kernel*)k->backend_state;
+  tsr_gpu_kernel* ck = (tsr_gpu_kernel*)k->backend_state;
   if (!ck) return;
   tsr_cuda_driver* d = tsr_cuda_driver_get();
   for (int i = 0; i < ck->slot_count && ck->generation == d->generation; ++i)
     if (ck->slots[i].ready && tsr_cuda_push(d, i, TSR_ERROR_LOAD_FAILED, NULL, 0) == TSR_OK) {
-      d->api.module_unload(ck->slots[i].module);
+      d->api.module_unload((CUmodule)ck->slots[i].module);
       tsr_cuda_pop(d);
     }
-  pthread_mutex_destroy(&ck->lock);
-  free(ck->scalar_names);
-  free(ck);
-  k->backend_state = NULL;
+  tsr_gpu_kernel_free(k);
 }
 
 static tsr_status cuda_load(struct tsr_kernel* k, const void* blob, size_t size, const tsr_variant_info* vi,
                             char* msg, size_t msg_size) {
   tsr_cuda_driver* d = tsr_cuda_driver_get();
   if (d->status != TSR_OK || k->options.device >= d->device_count) return TSR_ERROR_NO_DEVICE;
-  cuda_kernel* ck = (cuda_kernel*)calloc(1, sizeof *ck + (size_t)d->device_count * sizeof(cuda_slot));
-  const char** names = tsr_gpu_scalar_names(k);
-  if (!ck || !names) {
-    free(ck);
-    free(names);
-    return TSR_ERROR_OUT_OF_MEMORY;
-  }
-  pthread_mutex_init(&ck->lock, NULL);
-  ck->generation = d->generation;
-  ck->slot_count = d->device_count;
-  ck->scalar_names = names;
-  k->backend_state = ck;
-  tsr_status s = TSR_OK;
-  if (s == TSR_OK) s = load_slot(k, d, k->options.device, k->selection.variant, blob, size, vi, msg, msg_size);
+  tsr_status s = tsr_gpu_kernel_new(k, d->generation, d->device_count);
+  if (s != TSR_OK) return s;
+  tsr_gpu_slot* slot = &((tsr_gpu_kernel*)k->backend_state)->slots[k->options.device];
+  s = load_slot(k, k->options.device, k->selection.variant, blob, size, vi, slot, msg, msg_size);
   if (s != TSR_OK) cuda_unload(k);
   return s;
 }
@@ -201,7 +137,7 @@ static tsr_status cuda_load(struct tsr_kernel* k, const void* blob, size_t size,
 /* tsr_kernel_launch: device copies of the buffers (a zero-byte one is
  * address 0), inputs copied in, launch on the legacy default stream,
  * synchronize, outputs copied back, everything freed. */
-static CUresult run_copying(const struct tsr_kernel* k, const tsr_cuda_driver* d, const cuda_slot* slot,
+static CUresult run_copying(const struct tsr_kernel* k, const tsr_cuda_driver* d, const tsr_gpu_slot* slot,
                             const tsr_launch_args* args, CUdeviceptr* dev, void** params, const unsigned* g,
                             const unsigned* b, const char** what) {
   CUresult r = 0;
@@ -212,7 +148,7 @@ static CUresult run_copying(const struct tsr_kernel* k, const tsr_cuda_driver* d
       *what = "cuMemcpyHtoD", r = d->api.memcpy_htod(dev[i], args->host[i], bytes);
   }
   if (r == 0)
-    *what = "cuLaunchKernel", r = d->api.launch(slot->function, g[0], g[1], g[2], b[0], b[1], b[2], slot->shared_bytes,
+    *what = "cuLaunchKernel", r = d->api.launch((CUfunction)slot->function, g[0], g[1], g[2], b[0], b[1], b[2], slot->shared_bytes,
                                                 NULL, params, NULL);
   if (r == 0) *what = "cuCtxSynchronize", r = d->api.ctx_synchronize();
   for (size_t i = 0; r == 0 && i < n; ++i)
@@ -227,10 +163,10 @@ enum { SMALL = 32 };
 
 static tsr_status cuda_launch(struct tsr_kernel* k, const tsr_launch_args* args, char* msg, size_t msg_size) {
   tsr_cuda_driver* d = tsr_cuda_driver_get();
-  const cuda_kernel* ck = (const cuda_kernel*)k->backend_state;
+  const tsr_gpu_kernel* ck = (const tsr_gpu_kernel*)k->backend_state;
   int device = args->device_ordinal;
-  cuda_slot* slot;
-  tsr_status s = slot_for(k, d, device, &slot, msg, msg_size);
+  tsr_gpu_slot* slot;
+  tsr_status s = tsr_gpu_slot_for(k, &cuda_gpu, d->generation, device, &slot, msg, msg_size);
   if (s != TSR_OK) return s;
   unsigned block[3], grid[3];
   s = tsr_gpu_launch_dims(k, "cuda", slot->block, slot->grid, ck->scalar_names, args, block, grid, msg, msg_size);
@@ -246,7 +182,7 @@ static tsr_status cuda_launch(struct tsr_kernel* k, const tsr_launch_args* args,
     for (size_t i = 0; i < n; ++i) params[i] = args->device ? (void*)&args->device[i] : (void*)&dev[i];
     for (size_t j = 0; j < args->scalar_count; ++j) params[n + j] = (void*)&args->scalars[j];
     const char* what = "cuLaunchKernel";
-    CUresult r = args->device ? d->api.launch(slot->function, grid[0], grid[1], grid[2], block[0], block[1], block[2],
+    CUresult r = args->device ? d->api.launch((CUfunction)slot->function, grid[0], grid[1], grid[2], block[0], block[1], block[2],
                                               slot->shared_bytes, (CUstream)args->stream, params, NULL)
                               : run_copying(k, d, slot, args, dev, params, grid, block, &what);
     tsr_cuda_pop(d);

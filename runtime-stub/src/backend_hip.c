@@ -8,27 +8,10 @@
  * Launch geometry comes from the variant metadata hip.block / hip.grid /
  * hip.shared_bytes. HIP has no context stack: each call makes the kernel's
  * device current and puts the caller's back. */
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "tsr_hip.h"
-
-/* The kernel on one device: set up on its first use there. */
-typedef struct hip_slot {
-  int ready;                 /* __atomic: 1 once the fields below are set */
-  tsr_hip_module module;
-  tsr_hip_function function;
-  const char* block;         /* archive strings */
-  const char* grid;
-  unsigned shared_bytes;
-} hip_slot;
-
-typedef struct hip_kernel {
-  pthread_mutex_t lock;      /* serializes first loads; launches of a ready slot never take it */
-  unsigned generation;       /* the runtime's at load */
-  int slot_count;
-  const char** scalar_names; /* ABI order, for the geometry */
-  hip_slot slots[];          /* one per device ordinal */
-} hip_kernel;
 
 /* The code object whose target ID (hip.target_id, else the arch) the
  * device's satisfies, the one stating the most features when several do. */
@@ -57,10 +40,11 @@ static tsr_status hip_select(const tsr_archive* a, size_t kernel, const tsr_sele
   return TSR_OK;
 }
 
-/* Loads `variant` (its blob at blob/size) on `device` into its slot. */
-static tsr_status load_slot(struct tsr_kernel* k, tsr_hip_runtime* h, int device, size_t variant, const void* blob,
-                            const tsr_variant_info* vi, char* msg, size_t msg_size) {
-  hip_slot* slot = &((hip_kernel*)k->backend_state)->slots[device];
+/* Loads `variant` (its blob at blob) on `device` into `slot`. */
+static tsr_status load_slot(struct tsr_kernel* k, int device, size_t variant, const void* blob, size_t size,
+                            const tsr_variant_info* vi, tsr_gpu_slot* slot, char* msg, size_t msg_size) {
+  tsr_hip_runtime* h = tsr_hip_runtime_get();
+  (void)size;   /* hipModuleLoadData reads the code object's size from its ELF headers */
   tsr_status s = tsr_gpu_launch_metadata(k->archive, k->index, variant, "hip", &slot->block, &slot->grid,
                                          &slot->shared_bytes, msg, msg_size);
   int saved;
@@ -69,7 +53,6 @@ static tsr_status load_slot(struct tsr_kernel* k, tsr_hip_runtime* h, int device
   tsr_hip_module module = NULL;
   tsr_hip_function function = NULL;
   const char* what = "hipModuleLoadData";
-  /* The blob is the code object ELF itself: hipModuleLoadData reads its size from its headers. */
   tsr_hip_error r = h->api.module_load(&module, blob);
   if (r == 0) what = "hipModuleGetFunction", r = h->api.module_function(&function, module, vi->entry);
   if (r != 0 && module) h->api.module_unload(module);
@@ -81,78 +64,34 @@ static tsr_status load_slot(struct tsr_kernel* k, tsr_hip_runtime* h, int device
   return TSR_OK;
 }
 
-/* First use on a device other than the load's: select for its target ID. */
-static tsr_status load_on_device(struct tsr_kernel* k, tsr_hip_runtime* h, int device, char* msg, size_t msg_size) {
-  tsr_select_options o = k->options;
-  o.device = device;
-  size_t v;
-  const char* route;
-  const void* blob;
-  size_t size;
-  tsr_variant_info vi;
-  tsr_status s = tsr_backend_select(&tsr_backend_hip, k->archive, k->index, &o, &v, &route);
-  if (s == TSR_OK && (s = tsr_variant_blob(k->archive, k->index, v, &blob, &size)) == TSR_OK &&
-      (s = tsr_kernel_variant_at(k->archive, k->index, v, &vi)) == TSR_OK)
-    return load_slot(k, h, device, v, blob, &vi, msg, msg_size);
-  tsr_set_message(msg, msg_size, "%s on HIP device %d (%.48s): %s", k->info.name, device, h->devices[device].arch,
-                  tsr_status_string(s));
-  return s;
+static void describe(int device, char* out, size_t size) {
+  snprintf(out, size, "%.48s", tsr_hip_runtime_get()->devices[device].arch);
 }
 
-/* The device's slot, loaded on first use: once, even when threads race. */
-static tsr_status slot_for(struct tsr_kernel* k, tsr_hip_runtime* h, int device, hip_slot** out, char* msg,
-                           size_t msg_size) {
-  hip_kernel* hk = (hip_kernel*)k->backend_state;
-  if (device >= hk->slot_count || hk->generation != h->generation) {
-    tsr_set_message(msg, msg_size, "%s: no HIP device %d (%d present)", k->info.name, device, hk->slot_count);
-    return TSR_ERROR_NO_DEVICE;
-  }
-  hip_slot* slot = &hk->slots[device];
-  if (!__atomic_load_n(&slot->ready, __ATOMIC_ACQUIRE)) {
-    pthread_mutex_lock(&hk->lock);
-    tsr_status s = slot->ready ? TSR_OK : load_on_device(k, h, device, msg, msg_size);
-    pthread_mutex_unlock(&hk->lock);
-    if (s != TSR_OK) return s;
-  }
-  *out = slot;
-  return TSR_OK;
-}
+static const tsr_gpu_backend hip_gpu = {&tsr_backend_hip, "HIP", load_slot, describe};
 
 static void hip_unload(struct tsr_kernel* k) {
-  hip_kernel* hk = (hip_kernel*)k->backend_state;
+  tsr_gpu_kernel* hk = (tsr_gpu_kernel*)k->backend_state;
   if (!hk) return;
   tsr_hip_runtime* h = tsr_hip_runtime_get();
   for (int i = 0; i < hk->slot_count && hk->generation == h->generation; ++i) {
     int saved;
     if (hk->slots[i].ready && tsr_hip_enter(h, i, &saved, TSR_ERROR_LOAD_FAILED, NULL, 0) == TSR_OK) {
-      h->api.module_unload(hk->slots[i].module);
+      h->api.module_unload((tsr_hip_module)hk->slots[i].module);
       tsr_hip_restore(h, saved);
     }
   }
-  pthread_mutex_destroy(&hk->lock);
-  free(hk->scalar_names);
-  free(hk);
-  k->backend_state = NULL;
+  tsr_gpu_kernel_free(k);
 }
 
 static tsr_status hip_load(struct tsr_kernel* k, const void* blob, size_t size, const tsr_variant_info* vi, char* msg,
                            size_t msg_size) {
   tsr_hip_runtime* h = tsr_hip_runtime_get();
-  (void)size;
   if (h->status != TSR_OK || k->options.device >= h->device_count) return TSR_ERROR_NO_DEVICE;
-  hip_kernel* hk = (hip_kernel*)calloc(1, sizeof *hk + (size_t)h->device_count * sizeof(hip_slot));
-  const char** names = tsr_gpu_scalar_names(k);
-  if (!hk || !names) {
-    free(hk);
-    free(names);
-    return TSR_ERROR_OUT_OF_MEMORY;
-  }
-  pthread_mutex_init(&hk->lock, NULL);
-  hk->generation = h->generation;
-  hk->slot_count = h->device_count;
-  hk->scalar_names = names;
-  k->backend_state = hk;
-  tsr_status s = load_slot(k, h, k->options.device, k->selection.variant, blob, vi, msg, msg_size);
+  tsr_status s = tsr_gpu_kernel_new(k, h->generation, h->device_count);
+  if (s != TSR_OK) return s;
+  tsr_gpu_slot* slot = &((tsr_gpu_kernel*)k->backend_state)->slots[k->options.device];
+  s = load_slot(k, k->options.device, k->selection.variant, blob, size, vi, slot, msg, msg_size);
   if (s != TSR_OK) hip_unload(k);
   return s;
 }
@@ -160,7 +99,7 @@ static tsr_status hip_load(struct tsr_kernel* k, const void* blob, size_t size, 
 /* tsr_kernel_launch: device copies of the buffers (a zero-byte one is
  * address 0), inputs copied in, launch on the null stream, synchronize,
  * outputs copied back, everything freed. */
-static tsr_hip_error run_copying(const struct tsr_kernel* k, const tsr_hip_runtime* h, const hip_slot* slot,
+static tsr_hip_error run_copying(const struct tsr_kernel* k, const tsr_hip_runtime* h, const tsr_gpu_slot* slot,
                               const tsr_launch_args* args, void** dev, void** params, const unsigned* g,
                               const unsigned* b, const char** what) {
   tsr_hip_error r = 0;
@@ -171,7 +110,7 @@ static tsr_hip_error run_copying(const struct tsr_kernel* k, const tsr_hip_runti
       *what = "hipMemcpyHtoD", r = h->api.memcpy_htod(dev[i], args->host[i], bytes);
   }
   if (r == 0)
-    *what = "hipModuleLaunchKernel", r = h->api.launch(slot->function, g[0], g[1], g[2], b[0], b[1], b[2],
+    *what = "hipModuleLaunchKernel", r = h->api.launch((tsr_hip_function)slot->function, g[0], g[1], g[2], b[0], b[1], b[2],
                                                        slot->shared_bytes, NULL, params, NULL);
   if (r == 0) *what = "hipDeviceSynchronize", r = h->api.device_synchronize();
   for (size_t i = 0; r == 0 && i < n; ++i)
@@ -186,10 +125,10 @@ enum { SMALL = 32 };
 
 static tsr_status hip_launch(struct tsr_kernel* k, const tsr_launch_args* args, char* msg, size_t msg_size) {
   tsr_hip_runtime* h = tsr_hip_runtime_get();
-  const hip_kernel* hk = (const hip_kernel*)k->backend_state;
+  const tsr_gpu_kernel* hk = (const tsr_gpu_kernel*)k->backend_state;
   int device = args->device_ordinal, saved;
-  hip_slot* slot;
-  tsr_status s = slot_for(k, h, device, &slot, msg, msg_size);
+  tsr_gpu_slot* slot;
+  tsr_status s = tsr_gpu_slot_for(k, &hip_gpu, h->generation, device, &slot, msg, msg_size);
   unsigned block[3], grid[3];
   if (s != TSR_OK ||
       (s = tsr_gpu_launch_dims(k, "hip", slot->block, slot->grid, hk->scalar_names, args, block, grid, msg,
@@ -206,7 +145,7 @@ static tsr_status hip_launch(struct tsr_kernel* k, const tsr_launch_args* args, 
     for (size_t i = 0; i < n; ++i) params[i] = args->device ? (void*)&args->device[i] : (void*)&dev[i];
     for (size_t j = 0; j < args->scalar_count; ++j) params[n + j] = (void*)&args->scalars[j];
     const char* what = "hipModuleLaunchKernel";
-    tsr_hip_error r = args->device ? h->api.launch(slot->function, grid[0], grid[1], grid[2], block[0], block[1],
+    tsr_hip_error r = args->device ? h->api.launch((tsr_hip_function)slot->function, grid[0], grid[1], grid[2], block[0], block[1],
                                                 block[2], slot->shared_bytes, (tsr_hip_stream)args->stream, params, NULL)
                                 : run_copying(k, h, slot, args, dev, params, grid, block, &what);
     tsr_hip_restore(h, saved);

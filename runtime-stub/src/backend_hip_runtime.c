@@ -112,10 +112,11 @@ void tsr_hip_use_runtime_for_tests(const char* path) {
 }
 
 tsr_status tsr_hip_enter(tsr_hip_runtime* h, int device, int* saved, tsr_status phase, char* msg, size_t msg_size) {
+  const char* what = "hipGetDevice";
   tsr_hip_error r = h->api.get_device(saved);
   if (r == 0 && *saved == device) return TSR_OK;
-  if (r == 0) r = h->api.set_device(device);
-  return r ? tsr_hip_fail(h, r, phase, "hipSetDevice", device, msg, msg_size) : TSR_OK;
+  if (r == 0) what = "hipSetDevice", r = h->api.set_device(device);
+  return r ? tsr_hip_fail(h, r, phase, what, device, msg, msg_size) : TSR_OK;
 }
 
 void tsr_hip_restore(tsr_hip_runtime* h, int saved) {

@@ -60,3 +60,67 @@ const char** tsr_gpu_scalar_names(const struct tsr_kernel* k) {
   }
   return names;
 }
+
+tsr_status tsr_gpu_kernel_new(struct tsr_kernel* k, unsigned generation, int device_count) {
+  tsr_gpu_kernel* gk = (tsr_gpu_kernel*)calloc(1, sizeof *gk + (size_t)device_count * sizeof(tsr_gpu_slot));
+  const char** names = tsr_gpu_scalar_names(k);
+  if (!gk || !names) {
+    free(gk);
+    free(names);
+    return TSR_ERROR_OUT_OF_MEMORY;
+  }
+  pthread_mutex_init(&gk->lock, NULL);
+  gk->generation = generation;
+  gk->slot_count = device_count;
+  gk->scalar_names = names;
+  k->backend_state = gk;
+  return TSR_OK;
+}
+
+void tsr_gpu_kernel_free(struct tsr_kernel* k) {
+  tsr_gpu_kernel* gk = (tsr_gpu_kernel*)k->backend_state;
+  pthread_mutex_destroy(&gk->lock);
+  free(gk->scalar_names);
+  free(gk);
+  k->backend_state = NULL;
+}
+
+/* First use on a device other than the load's: select for that device. */
+static tsr_status load_on_device(struct tsr_kernel* k, const tsr_gpu_backend* gb, int device, tsr_gpu_slot* slot,
+                                 char* msg, size_t msg_size) {
+  tsr_select_options o = k->options;
+  o.device = device;
+  size_t v;
+  const char* route;
+  const void* blob;
+  size_t size;
+  tsr_variant_info vi;
+  char arch[64];
+  tsr_status s = tsr_backend_select(gb->backend, k->archive, k->index, &o, &v, &route);
+  if (s == TSR_OK && (s = tsr_variant_blob(k->archive, k->index, v, &blob, &size)) == TSR_OK &&
+      (s = tsr_kernel_variant_at(k->archive, k->index, v, &vi)) == TSR_OK)
+    return gb->load_slot(k, device, v, blob, size, &vi, slot, msg, msg_size);
+  gb->describe(device, arch, sizeof arch);
+  tsr_set_message(msg, msg_size, "%s on %s device %d (%s): %s", k->info.name, gb->vendor, device, arch,
+                  tsr_status_string(s));
+  return s;
+}
+
+tsr_status tsr_gpu_slot_for(struct tsr_kernel* k, const tsr_gpu_backend* gb, unsigned generation, int device,
+                            tsr_gpu_slot** out, char* msg, size_t msg_size) {
+  tsr_gpu_kernel* gk = (tsr_gpu_kernel*)k->backend_state;
+  if (device >= gk->slot_count || gk->generation != generation) {
+    tsr_set_message(msg, msg_size, "%s: no %s device %d (%d present)", k->info.name, gb->vendor, device,
+                    gk->slot_count);
+    return TSR_ERROR_NO_DEVICE;
+  }
+  tsr_gpu_slot* slot = &gk->slots[device];
+  if (!__atomic_load_n(&slot->ready, __ATOMIC_ACQUIRE)) {
+    pthread_mutex_lock(&gk->lock);
+    tsr_status s = slot->ready ? TSR_OK : load_on_device(k, gb, device, slot, msg, msg_size);
+    pthread_mutex_unlock(&gk->lock);
+    if (s != TSR_OK) return s;
+  }
+  *out = slot;
+  return TSR_OK;
+}

@@ -134,25 +134,26 @@ struct Injected {
 TEST_F(StubHipDouble, LoadErrorsMapToTheirStatus) {
   const Injected cases[] = {
       {"hipModuleLoadData", 209, TSR_ERROR_LOAD_FAILED,
-       "hipModuleLoadData failed on HIP device 0: hipErrorNoBinaryForGpu (209)"},
+       "hipModuleLoadData failed on HIP device 1: hipErrorNoBinaryForGpu (209)"},
       {"hipModuleLoadData", 200, TSR_ERROR_LOAD_FAILED,
-       "hipModuleLoadData failed on HIP device 0: hipErrorInvalidImage (200)"},
+       "hipModuleLoadData failed on HIP device 1: hipErrorInvalidImage (200)"},
       {"hipModuleLoadData", 218, TSR_ERROR_LOAD_FAILED,
-       "hipModuleLoadData failed on HIP device 0: hipErrorInvalidKernelFile (218)"},
+       "hipModuleLoadData failed on HIP device 1: hipErrorInvalidKernelFile (218)"},
       {"hipModuleLoadData", 2, TSR_ERROR_OUT_OF_MEMORY,
-       "hipModuleLoadData failed on HIP device 0: hipErrorOutOfMemory (2)"},
+       "hipModuleLoadData failed on HIP device 1: hipErrorOutOfMemory (2)"},
       {"hipModuleLoadData", 4242, TSR_ERROR_LOAD_FAILED,
-       "hipModuleLoadData failed on HIP device 0: hipErrorUnknown (4242)"},
+       "hipModuleLoadData failed on HIP device 1: hipErrorUnknown (4242)"},
       {"hipModuleGetFunction", 500, TSR_ERROR_LOAD_FAILED,
-       "hipModuleGetFunction failed on HIP device 0: hipErrorNotFound (500)"},
-      {"hipGetDevice", 101, TSR_ERROR_NO_DEVICE, "hipSetDevice failed on HIP device 0: hipErrorInvalidDevice (101)"},
+       "hipModuleGetFunction failed on HIP device 1: hipErrorNotFound (500)"},
+      {"hipGetDevice", 101, TSR_ERROR_NO_DEVICE, "hipGetDevice failed on HIP device 1: hipErrorInvalidDevice (101)"},
+      {"hipSetDevice", 101, TSR_ERROR_NO_DEVICE, "hipSetDevice failed on HIP device 1: hipErrorInvalidDevice (101)"},
   };
   for (const Injected& c : cases) {
     runtime_.restart();   // fresh per case
-    runtime_.devices({"gfx90a"});
+    runtime_.devices({"gfx90a", "gfx90a"});   // loads on device 1: device 0 is current
     runtime_.fail(c.function, c.result);
     OpenedArchive a(hip_vadd({hip_double_variant("gfx90a")}));
-    tsr_select_options hip{"hip", 0, nullptr, 0};
+    tsr_select_options hip{"hip", 0, nullptr, 1};
     tsr_kernel* k = nullptr;
     EXPECT_EQ(tsr_kernel_load(a.archive, "vadd", &hip, &k), c.status) << c.function << " " << c.result;
     EXPECT_EQ(k, nullptr);

@@ -136,6 +136,23 @@ TEST_F(StubHipDouble, OneModuleLoadPerDeviceWithItsOwnVariant) {
   EXPECT_EQ(unloads[1].device, 1);
 }
 
+TEST_F(StubHipDouble, ADeviceWithoutAFittingCodeObjectLoadsNothing) {
+  runtime_.devices({"gfx90a:sramecc+:xnack-", "gfx1030"});
+  OpenedArchive a(hip_vadd({hip_double_variant("gfx90a")}));
+  tsr_kernel* k = load(a);
+  ASSERT_NE(k, nullptr);
+  const int64_t n = 8;
+  tsr_device_buffer b[3] = {{256, 32, TSR_DTYPE_F32, TSR_ROLE_IN},
+                            {512, 32, TSR_DTYPE_F32, TSR_ROLE_IN},
+                            {768, 32, TSR_DTYPE_F32, TSR_ROLE_OUT}};
+  EXPECT_EQ(tsr_kernel_launch_device(k, 1, nullptr, b, 3, &n, 1), TSR_ERROR_NO_VARIANT);
+  EXPECT_STREQ(tsr_kernel_last_message(k), "vadd on HIP device 1 (gfx1030): no variant for this machine");
+  EXPECT_EQ(tsr_kernel_launch_device(k, 5, nullptr, b, 3, &n, 1), TSR_ERROR_NO_DEVICE);
+  EXPECT_STREQ(tsr_kernel_last_message(k), "vadd: no HIP device 5 (2 present)");
+  EXPECT_EQ(runtime_.count("hipModuleLoadData"), 1u);
+  EXPECT_EQ(tsr_kernel_launch_device(k, 0, nullptr, b, 3, &n, 1), TSR_OK) << tsr_kernel_last_message(k);
+}
+
 TEST_F(StubHipDouble, TheCallersCurrentDeviceIsGivenBack) {
   runtime_.devices({"gfx90a", "gfx90a"});
   OpenedArchive a(hip_vadd({hip_double_variant("gfx90a")}));

@@ -11,14 +11,10 @@
  * Control interface: hip_runtime_double.h; overview: README.md. */
 #include "hip_runtime_double.h"
 
-#include <pthread.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <unistd.h>
 
-#define EXPORT __attribute__((visibility("default")))
+#define DOUBLE_CALL hipdouble_call
+#include "../gpu_double_common.h"
 
 typedef int hipError_t;
 enum {
@@ -35,35 +31,22 @@ typedef struct module {
   char entry[64];
   function fn;
 } module;
-typedef struct allocation { uint8_t* p; size_t bytes; } allocation;
-typedef struct rule { char function[40]; int result, skip, times; } rule;
 
-static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static int initialized, device_count;
 static char device_arch[HIPDOUBLE_MAX_DEVICES][64];
 static module modules[256];
 static int module_count;
-static allocation allocations[256];
-static rule rules[16];
-static int rule_count;
-static unsigned load_delay_us, generation;
-static hipdouble_call* log_calls;
-static size_t log_size, log_capacity;
+static unsigned generation;
 /* The thread's current device, valid while its generation is the double's. */
 static _Thread_local int current, current_generation;
 
 /* ---- control interface ---------------------------------------------------- */
 EXPORT void hipdouble_reset(void) {
   pthread_mutex_lock(&lock);
-  for (size_t i = 0; i < sizeof allocations / sizeof *allocations; ++i) free(allocations[i].p);
-  memset(allocations, 0, sizeof allocations);
+  common_reset();
   memset(modules, 0, sizeof modules);
-  module_count = rule_count = initialized = device_count = 0;
+  module_count = initialized = device_count = 0;
   ++generation;
-  __atomic_store_n(&load_delay_us, 0, __ATOMIC_RELAXED);
-  free(log_calls);
-  log_calls = NULL;
-  log_size = log_capacity = 0;
   pthread_mutex_unlock(&lock);
 }
 
@@ -74,87 +57,22 @@ EXPORT void hipdouble_set_devices(int count, const char* const* arch) {
   pthread_mutex_unlock(&lock);
 }
 
-EXPORT void hipdouble_fail(const char* fn, int result, int skip, int times) {
-  pthread_mutex_lock(&lock);
-  if (rule_count < (int)(sizeof rules / sizeof *rules)) {
-    rule* r = &rules[rule_count++];
-    snprintf(r->function, sizeof r->function, "%s", fn);
-    r->result = result;
-    r->skip = skip;
-    r->times = times;
-  }
-  pthread_mutex_unlock(&lock);
-}
-
+EXPORT void hipdouble_fail(const char* fn, int result, int skip, int times) { common_fail(fn, result, skip, times); }
 EXPORT void hipdouble_set_load_delay(unsigned us) { __atomic_store_n(&load_delay_us, us, __ATOMIC_RELAXED); }
+EXPORT int hipdouble_call_at(size_t i, hipdouble_call* out) { return common_call_at(i, out); }
 
-EXPORT int hipdouble_call_at(size_t i, hipdouble_call* out) {
-  pthread_mutex_lock(&lock);
-  int ok = i < log_size;
-  if (ok) *out = log_calls[i];
-  pthread_mutex_unlock(&lock);
-  return ok;
-}
-
-/* ---- recording, failures, state (all under lock) --------------------------- */
+/* ---- state (under lock) ------------------------------------------------------ */
 static int current_device(void) { return current_generation == (int)generation ? current : 0; }
 
-static hipdouble_call* record(const char* fn, int nargs, const unsigned long long* args) {
-  if (log_size == log_capacity) {
-    size_t cap = log_capacity ? log_capacity * 2 : 64;
-    hipdouble_call* grown = (hipdouble_call*)realloc(log_calls, cap * sizeof *grown);
-    if (!grown) abort();
-    log_calls = grown;
-    log_capacity = cap;
-  }
-  hipdouble_call* c = &log_calls[log_size++];
-  memset(c, 0, sizeof *c);
-  snprintf(c->function, sizeof c->function, "%s", fn);
-  c->device = current_device();
-  c->arg_count = nargs;
-  memcpy(c->args, args, (size_t)nargs * sizeof *args);
-  return c;
-}
-
-/* The injected result for this call of fn, or 0. */
-static hipError_t injected(const char* fn) {
-  for (int i = 0; i < rule_count; ++i) {
-    rule* r = &rules[i];
-    if (strcmp(r->function, fn) != 0 || r->times == 0) continue;
-    if (r->skip > 0) {
-      --r->skip;
-      continue;
-    }
-    if (r->times > 0) --r->times;
-    return r->result;
-  }
-  return OK;
-}
-
-#define U(x) ((unsigned long long)(uintptr_t)(x))
 /* Enter: lock, record the call, apply an injected failure or the init check. */
-#define ENTER(name, ...)                                                                 \
-  const unsigned long long call_args[] = {__VA_ARGS__};                                 \
-  pthread_mutex_lock(&lock);                                                            \
-  hipdouble_call* call = record(name, sizeof call_args / sizeof *call_args, call_args); \
-  hipError_t rc = injected(name);                                                       \
+#define ENTER(name, ...)                                                                              \
+  const unsigned long long call_args[] = {__VA_ARGS__};                                              \
+  pthread_mutex_lock(&lock);                                                                         \
+  hipdouble_call* call = record(name, sizeof call_args / sizeof *call_args, call_args, current_device()); \
+  hipError_t rc = injected(name);                                                                    \
   if (!rc && !initialized && strcmp(name, "hipInit") != 0 && strcmp(name, "hipGetDeviceCount") != 0) \
-    rc = NOT_INITIALIZED;                                                               \
+    rc = NOT_INITIALIZED;                                                                            \
   if (rc) return leave(call, rc)
-
-static hipError_t leave(hipdouble_call* call, hipError_t rc) {
-  call->result = rc;
-  pthread_mutex_unlock(&lock);
-  return rc;
-}
-
-static allocation* find_allocation(uint64_t address, size_t bytes) {
-  for (size_t i = 0; i < sizeof allocations / sizeof *allocations; ++i) {
-    allocation* a = &allocations[i];
-    if (a->p && address >= U(a->p) && bytes <= a->bytes && address - U(a->p) <= a->bytes - bytes) return a;
-  }
-  return NULL;
-}
 
 /* The image's target ID runs on the device: same processor, every feature it states present with its sign. */
 static int runs_on(const char* target, const char* device) {
@@ -225,15 +143,6 @@ EXPORT hipError_t hipStreamSynchronize(void* stream) {
 }
 
 /* Images are text: "tsr-hip-double target=ID params=N [op=add] [entry=NAME]". */
-static int field(const char* line, const char* key, char* out, size_t size) {
-  const char* p = strstr(line, key);
-  if (!p) return 0;
-  p += strlen(key);
-  size_t n = strcspn(p, " \n");
-  snprintf(out, size, "%.*s", (int)n, p);
-  return 1;
-}
-
 EXPORT hipError_t hipModuleLoadData(void** out, const void* image) {
   unsigned delay = __atomic_load_n(&load_delay_us, __ATOMIC_RELAXED);
   if (delay) usleep(delay);   /* outside the lock: racing loads overlap here */
@@ -286,16 +195,9 @@ EXPORT hipError_t hipModuleGetFunction(void** out, void* handle, const char* nam
 EXPORT hipError_t hipMalloc(void** out, size_t bytes) {
   ENTER("hipMalloc", U(out), bytes);
   if (bytes == 0) return leave(call, INVALID_VALUE);
-  for (size_t i = 0; i < sizeof allocations / sizeof *allocations; ++i)
-    if (!allocations[i].p) {
-      allocations[i].p = (uint8_t*)aligned_alloc(256, (bytes + 255) / 256 * 256);
-      if (!allocations[i].p) return leave(call, OUT_OF_MEMORY);
-      allocations[i].bytes = bytes;
-      *out = allocations[i].p;
-      call->args[0] = U(*out);
-      return leave(call, OK);
-    }
-  return leave(call, OUT_OF_MEMORY);
+  if (!(*out = allocate(bytes))) return leave(call, OUT_OF_MEMORY);
+  call->args[0] = U(*out);
+  return leave(call, OK);
 }
 
 EXPORT hipError_t hipFree(void* p) {
@@ -319,18 +221,6 @@ EXPORT hipError_t hipMemcpyDtoH(void* dst, void* src, size_t bytes) {
   if (!find_allocation(U(src), bytes)) return leave(call, INVALID_VALUE);
   memcpy(dst, src, bytes);
   return leave(call, OK);
-}
-
-/* op=add: out[i] = in0[i] + in1[i] over n f32 elements, kernargs (in0, in1, out, n). */
-static void emulate_add(const unsigned long long* p) {
-  uint64_t n = p[3];
-  if (n > (1u << 28) || !find_allocation(p[0], n * 4) || !find_allocation(p[1], n * 4) ||
-      !find_allocation(p[2], n * 4))
-    return;   /* not this double's memory (a device-pointer test's made-up addresses) */
-  const float* a = (const float*)(uintptr_t)p[0];
-  const float* b = (const float*)(uintptr_t)p[1];
-  float* o = (float*)(uintptr_t)p[2];
-  for (uint64_t i = 0; i < n; ++i) o[i] = a[i] + b[i];
 }
 
 EXPORT hipError_t hipModuleLaunchKernel(void* fn, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,

@@ -24,6 +24,7 @@ class ForwardingTarget : public Target {
   std::string artifact_file_extension(const Artifact& a) const override { return inner_.artifact_file_extension(a); }
   DeviceInfo device(const std::string& a) const override { return inner_.device(a); }
   BudgetFloor budget_floor(const KernelSpec& s) const override { return inner_.budget_floor(s); }
+  std::unique_ptr<Target> make_emulated() const override { return inner_.make_emulated(); }
 
  protected:
   const Target& inner_;

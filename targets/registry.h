@@ -16,4 +16,9 @@ const Target* find_target(const std::string& kind);
 // Every "kind:arch" name the registry accepts, sorted as registered.
 std::vector<TargetName> all_target_names();
 
+// "unknown target 'hip:gfx942' (known: ...)", followed, where the kind is
+// registered, by ": " and that target's reason for refusing the arch (which
+// toolchain would build it, e.g. gfx942's LLVM >= 17).
+std::string unknown_target_message(const std::string& text);
+
 }  // namespace tsr

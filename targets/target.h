@@ -108,6 +108,12 @@ class Target {
   virtual DeviceInfo device(const std::string& arch) const = 0;
   virtual Status run(const KernelSpec& spec, const Artifact& artifact, LaunchArgs& args) const = 0;
   virtual BudgetFloor budget_floor(const KernelSpec& spec) const = 0;
+
+  // The same target with the CPU emulator as its compile step and runner
+  // (docs/emulator.md; `build/test --emulate` uses it where no device is
+  // present), or nullptr when no emulator models this kind. The emulated
+  // target's device is DeviceInfo::emulated, so its passes are PASS_EMULATED.
+  virtual std::unique_ptr<Target> make_emulated() const { return nullptr; }
 };
 
 }  // namespace tsr

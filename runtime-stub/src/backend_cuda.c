@@ -11,24 +11,6 @@
 
 #include "tsr_cuda.h"
 
-/* The kernel on one device: set up on its first use there. */
-typedef struct cuda_slot {
-  int ready;                 /* __atomic: 1 once the fields below are set */
-  CUmodule module;
-  CUfunction function;
-  const char* block;         /* archive strings */
-  const char* grid;
-  unsigned shared_bytes;
-} cuda_slot;
-
-typedef struct cuda_kernel {
-  pthread_mutex_t lock;      /* serializes first loads; launches of a ready slot never take it */
-  unsigned generation;       /* the driver's at load */
-  int slot_count;
-  const char** scalar_names; /* ABI order, for the geometry */
-  cuda_slot slots[];         /* one per device ordinal */
-} cuda_kernel;
-
 /* "sm_90" / "compute_80" -> 90 / 80; a one-letter suffix ("sm_90a",
  * "compute_100f") sets *exact: such code runs only on that capability.
  * -1 when s is not prefix + digits [+ 'a' | 'f']. */
@@ -79,31 +61,21 @@ static tsr_status cuda_select(const tsr_archive* a, size_t kernel, const tsr_sel
   return TSR_OK;
 }
 
-/* Loads variant vi (its blob at image/size) on `device` into its slot. */
-static tsr_status load_slot(struct tsr_kernel* k, tsr_cuda_driver* d, int device, size_t variant,
-                            const void* blob, size_t size, const tsr_variant_info* vi, char* msg,
-                            size_t msg_size) {
-  cuda_slot* slot = &((cuda_kernel*)k->backend_state)->slots[device];
-  const char* shared_text = "0";
-  int64_t shared = 0;
-  tsr_status found = tsr_variant_metadata_find(k->archive, k->index, variant, "cuda.shared_bytes", &shared_text);
-  if ((found != TSR_OK && found != TSR_ERROR_NOT_FOUND) ||
-      !tsr_cuda_parse_int(shared_text, strlen(shared_text), &shared) || shared > 0x7fffffff) {
-    tsr_set_message(msg, msg_size, "cuda variant has an invalid cuda.shared_bytes '%.32s'", shared_text);
-    return TSR_ERROR_CORRUPT;
-  }
-  if (tsr_variant_metadata_find(k->archive, k->index, variant, "cuda.block", &slot->block) != TSR_OK ||
-      tsr_variant_metadata_find(k->archive, k->index, variant, "cuda.grid", &slot->grid) != TSR_OK) {
-    tsr_set_message(msg, msg_size, "cuda variant has no valid cuda.block / cuda.grid metadata");
-    return TSR_ERROR_CORRUPT;
-  }
+/* Loads variant vi (its blob at blob/size) on `device` into `slot`. */
+static tsr_status load_slot(struct tsr_kernel* k, int device, size_t variant, const void* blob, size_t size,
+                            const tsr_variant_info* vi, tsr_gpu_slot* slot, char* msg, size_t msg_size) {
+  tsr_cuda_driver* d = tsr_cuda_driver_get();
+  unsigned shared;
+  tsr_status s = tsr_gpu_launch_metadata(k->archive, k->index, variant, "cuda", &slot->block, &slot->grid, &shared,
+                                         msg, msg_size);
+  if (s != TSR_OK) return s;
   char* text = NULL;
   if (vi->artifact_kind == TSR_ARTIFACT_PTX) {   /* cuModuleLoadData wants NUL-terminated PTX */
     if (!(text = (char*)malloc(size + 1))) return TSR_ERROR_OUT_OF_MEMORY;
     memcpy(text, blob, size);
     text[size] = 0;
   }
-  tsr_status s = tsr_cuda_push(d, device, TSR_ERROR_LOAD_FAILED, msg, msg_size);
+  s = tsr_cuda_push(d, device, TSR_ERROR_LOAD_FAILED, msg, msg_size);
   if (s != TSR_OK) {
     free(text);
     return s;
@@ -127,88 +99,37 @@ static tsr_status load_slot(struct tsr_kernel* k, tsr_cuda_driver* d, int device
   if (r != 0) return tsr_cuda_fail(d, r, TSR_ERROR_LOAD_FAILED, what, device, msg, msg_size);
   slot->module = module;
   slot->function = function;
-  slot->shared_bytes = (unsigned)shared;
+  slot->shared_bytes = shared;
   __atomic_store_n(&slot->ready, 1, __ATOMIC_RELEASE);
   return TSR_OK;
 }
 
-/* First use on a device other than the load's: select for its capability. */
-static tsr_status load_on_device(struct tsr_kernel* k, tsr_cuda_driver* d, int device, char* msg,
-                                 size_t msg_size) {
-  tsr_select_options o = k->options;
-  o.device = device;
-  size_t v;
-  const char* route;
-  const void* blob;
-  size_t size;
-  tsr_variant_info vi;
-  tsr_status s = tsr_backend_select(&tsr_backend_cuda, k->archive, k->index, &o, &v, &route);
-  if (s == TSR_OK && (s = tsr_variant_blob(k->archive, k->index, v, &blob, &size)) == TSR_OK &&
-      (s = tsr_kernel_variant_at(k->archive, k->index, v, &vi)) == TSR_OK)
-    return load_slot(k, d, device, v, blob, size, &vi, msg, msg_size);
-  tsr_set_message(msg, msg_size, "%s on CUDA device %d (sm_%d): %s", k->info.name, device, d->devices[device].cc,
-                  tsr_status_string(s));
-  return s;
+static void describe(int device, char* out, size_t size) {
+  snprintf(out, size, "sm_%d", tsr_cuda_driver_get()->devices[device].cc);
 }
 
-/* The device's slot, loaded on first use: once, even when threads race. */
-static tsr_status slot_for(struct tsr_kernel* k, tsr_cuda_driver* d, int device, cuda_slot** out, char* msg,
-                           size_t msg_size) {
-  cuda_kernel* ck = (cuda_kernel*)k->backend_state;
-  if (device >= ck->slot_count || ck->generation != d->generation) {
-    tsr_set_message(msg, msg_size, "%s: no CUDA device %d (%d present)", k->info.name, device, ck->slot_count);
-    return TSR_ERROR_NO_DEVICE;
-  }
-  cuda_slot* slot = &ck->slots[device];
-  if (!__atomic_load_n(&slot->ready, __ATOMIC_ACQUIRE)) {
-    pthread_mutex_lock(&ck->lock);
-    tsr_status s = slot->ready ? TSR_OK : load_on_device(k, d, device, msg, msg_size);
-    pthread_mutex_unlock(&ck->lock);
-    if (s != TSR_OK) return s;
-  }
-  *out = slot;
-  return TSR_OK;
-}
+static const tsr_gpu_backend cuda_gpu = {&tsr_backend_cuda, "CUDA", load_slot, describe};
 
 static void cuda_unload(struct tsr_kernel* k) {
-  cuda_kernel* ck = (cuda_kernel*)k->backend_state;
+  tsr_gpu_kernel* ck = (tsr_gpu_kernel*)k->backend_state;
   if (!ck) return;
   tsr_cuda_driver* d = tsr_cuda_driver_get();
   for (int i = 0; i < ck->slot_count && ck->generation == d->generation; ++i)
     if (ck->slots[i].ready && tsr_cuda_push(d, i, TSR_ERROR_LOAD_FAILED, NULL, 0) == TSR_OK) {
-      d->api.module_unload(ck->slots[i].module);
+      d->api.module_unload((CUmodule)ck->slots[i].module);
       tsr_cuda_pop(d);
     }
-  pthread_mutex_destroy(&ck->lock);
-  free(ck->scalar_names);
-  free(ck);
-  k->backend_state = NULL;
+  tsr_gpu_kernel_free(k);
 }
 
 static tsr_status cuda_load(struct tsr_kernel* k, const void* blob, size_t size, const tsr_variant_info* vi,
                             char* msg, size_t msg_size) {
   tsr_cuda_driver* d = tsr_cuda_driver_get();
   if (d->status != TSR_OK || k->options.device >= d->device_count) return TSR_ERROR_NO_DEVICE;
-  size_t ns = k->info.scalar_count;
-  cuda_kernel* ck = (cuda_kernel*)calloc(1, sizeof *ck + (size_t)d->device_count * sizeof(cuda_slot));
-  const char** names = (const char**)calloc(ns ? ns : 1, sizeof *names);
-  if (!ck || !names) {
-    free(ck);
-    free(names);
-    return TSR_ERROR_OUT_OF_MEMORY;
-  }
-  pthread_mutex_init(&ck->lock, NULL);
-  ck->generation = d->generation;
-  ck->slot_count = d->device_count;
-  ck->scalar_names = names;
-  k->backend_state = ck;
-  tsr_status s = TSR_OK;
-  for (size_t i = 0; i < ns && s == TSR_OK; ++i) {
-    tsr_binding_info bi;
-    s = tsr_kernel_binding_at(k->archive, k->index, k->info.buffer_count + i, &bi);
-    names[i] = bi.name;
-  }
-  if (s == TSR_OK) s = load_slot(k, d, k->options.device, k->selection.variant, blob, size, vi, msg, msg_size);
+  tsr_status s = tsr_gpu_kernel_new(k, d->generation, d->device_count);
+  if (s != TSR_OK) return s;
+  tsr_gpu_slot* slot = &((tsr_gpu_kernel*)k->backend_state)->slots[k->options.device];
+  s = load_slot(k, k->options.device, k->selection.variant, blob, size, vi, slot, msg, msg_size);
   if (s != TSR_OK) cuda_unload(k);
   return s;
 }
@@ -216,7 +137,7 @@ static tsr_status cuda_load(struct tsr_kernel* k, const void* blob, size_t size,
 /* tsr_kernel_launch: device copies of the buffers (a zero-byte one is
  * address 0), inputs copied in, launch on the legacy default stream,
  * synchronize, outputs copied back, everything freed. */
-static CUresult run_copying(const struct tsr_kernel* k, const tsr_cuda_driver* d, const cuda_slot* slot,
+static CUresult run_copying(const struct tsr_kernel* k, const tsr_cuda_driver* d, const tsr_gpu_slot* slot,
                             const tsr_launch_args* args, CUdeviceptr* dev, void** params, const unsigned* g,
                             const unsigned* b, const char** what) {
   CUresult r = 0;
@@ -227,7 +148,7 @@ static CUresult run_copying(const struct tsr_kernel* k, const tsr_cuda_driver* d
       *what = "cuMemcpyHtoD", r = d->api.memcpy_htod(dev[i], args->host[i], bytes);
   }
   if (r == 0)
-    *what = "cuLaunchKernel", r = d->api.launch(slot->function, g[0], g[1], g[2], b[0], b[1], b[2], slot->shared_bytes,
+    *what = "cuLaunchKernel", r = d->api.launch((CUfunction)slot->function, g[0], g[1], g[2], b[0], b[1], b[2], slot->shared_bytes,
                                                 NULL, params, NULL);
   if (r == 0) *what = "cuCtxSynchronize", r = d->api.ctx_synchronize();
   for (size_t i = 0; r == 0 && i < n; ++i)
@@ -242,24 +163,14 @@ enum { SMALL = 32 };
 
 static tsr_status cuda_launch(struct tsr_kernel* k, const tsr_launch_args* args, char* msg, size_t msg_size) {
   tsr_cuda_driver* d = tsr_cuda_driver_get();
-  const cuda_kernel* ck = (const cuda_kernel*)k->backend_state;
+  const tsr_gpu_kernel* ck = (const tsr_gpu_kernel*)k->backend_state;
   int device = args->device_ordinal;
-  cuda_slot* slot;
-  tsr_status s = slot_for(k, d, device, &slot, msg, msg_size);
+  tsr_gpu_slot* slot;
+  tsr_status s = tsr_gpu_slot_for(k, &cuda_gpu, d->generation, device, &slot, msg, msg_size);
   if (s != TSR_OK) return s;
   unsigned block[3], grid[3];
-  const char* why = tsr_cuda_eval_triple(slot->block, "block", ck->scalar_names, args->scalars,
-                                         args->scalar_count, block);
-  const char* text = why ? slot->block : slot->grid;
-  if (!why) why = tsr_cuda_eval_triple(slot->grid, "grid", ck->scalar_names, args->scalars, args->scalar_count, grid);
-  if (why == TSR_CUDA_GRID_TOO_LARGE) {
-    tsr_set_message(msg, msg_size, "%s: cuda.grid '%.48s' %s for these sizes", k->info.name, text, why);
-    return TSR_ERROR_INVALID_SCALAR;
-  }
-  if (why) {
-    tsr_set_message(msg, msg_size, "cuda variant has no valid cuda.block / cuda.grid metadata ('%.48s' %s)", text, why);
-    return TSR_ERROR_CORRUPT;
-  }
+  s = tsr_gpu_launch_dims(k, "cuda", slot->block, slot->grid, ck->scalar_names, args, block, grid, msg, msg_size);
+  if (s != TSR_OK) return s;
   /* One pointer per kernel parameter, to the caller's own values: device
    * addresses and scalars reach the kernel exactly as given. */
   size_t n = args->buffer_count, total = n + args->scalar_count;
@@ -271,7 +182,7 @@ static tsr_status cuda_launch(struct tsr_kernel* k, const tsr_launch_args* args,
     for (size_t i = 0; i < n; ++i) params[i] = args->device ? (void*)&args->device[i] : (void*)&dev[i];
     for (size_t j = 0; j < args->scalar_count; ++j) params[n + j] = (void*)&args->scalars[j];
     const char* what = "cuLaunchKernel";
-    CUresult r = args->device ? d->api.launch(slot->function, grid[0], grid[1], grid[2], block[0], block[1], block[2],
+    CUresult r = args->device ? d->api.launch((CUfunction)slot->function, grid[0], grid[1], grid[2], block[0], block[1], block[2],
                                               slot->shared_bytes, (CUstream)args->stream, params, NULL)
                               : run_copying(k, d, slot, args, dev, params, grid, block, &what);
     tsr_cuda_pop(d);

@@ -16,23 +16,3 @@ const tsr_backend* tsr_backend_for_kind(const char* kind) {
     if (strcmp(tsr_backends[b]->kind, kind) == 0) return tsr_backends[b];
   return NULL;
 }
-
-/* The probe-only backends (hip): a present device is still one they
- * cannot run on, so nothing is selected, loaded or launched. */
-tsr_status tsr_probe_only_select(tsr_status probe) {
-  return probe == TSR_ERROR_NO_DEVICE ? TSR_ERROR_NO_DEVICE : TSR_ERROR_NO_VARIANT;
-}
-
-tsr_status tsr_unsupported_load(struct tsr_kernel* k, const void* blob, size_t size,
-                                const tsr_variant_info* vi, char* msg, size_t msg_size) {
-  (void)k, (void)blob, (void)size, (void)vi, (void)msg, (void)msg_size;
-  return TSR_ERROR_UNSUPPORTED;
-}
-
-tsr_status tsr_unsupported_launch(struct tsr_kernel* k, const tsr_launch_args* args, char* msg,
-                                  size_t msg_size) {
-  (void)k, (void)args, (void)msg, (void)msg_size;
-  return TSR_ERROR_UNSUPPORTED;
-}
-
-void tsr_nothing_to_unload(struct tsr_kernel* k) { (void)k; }

@@ -7,7 +7,7 @@
 #ifndef TSR_CUDA_H
 #define TSR_CUDA_H
 
-#include "tsr_internal.h"
+#include "tsr_gpu.h"
 
 typedef int CUresult;
 typedef int CUdevice;
@@ -89,7 +89,5 @@ tsr_status tsr_cuda_status(CUresult r, tsr_status phase);
 tsr_status tsr_cuda_fail(const tsr_cuda_driver* d, CUresult r, tsr_status phase, const char* what, int device,
                          char* msg, size_t msg_size);
 
-/* Decimal digits only (n of them, n >= 1), at most INT64_MAX: 1 and *out, else 0. */
-int tsr_cuda_parse_int(const char* s, size_t n, int64_t* out);
 
 #endif /* TSR_CUDA_H */

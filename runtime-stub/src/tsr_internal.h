@@ -277,16 +277,6 @@ int tsr_select_wants_variant(const tsr_select_options* o, const struct tsr_archi
 tsr_status tsr_backend_select(const tsr_backend* b, const struct tsr_archive* a, size_t kernel,
                               const tsr_select_options* o, size_t* out_variant, const char** out_route);
 
-/* backends.c: the pieces of a backend that only probes (hip today):
- * NO_DEVICE when the probe finds none, else NO_VARIANT; load and launch
- * UNSUPPORTED; nothing to unload. */
-tsr_status tsr_probe_only_select(tsr_status probe);
-tsr_status tsr_unsupported_load(struct tsr_kernel* k, const void* blob, size_t size,
-                                const tsr_variant_info* vi, char* msg, size_t msg_size);
-tsr_status tsr_unsupported_launch(struct tsr_kernel* k, const tsr_launch_args* args, char* msg,
-                                  size_t msg_size);
-void tsr_nothing_to_unload(struct tsr_kernel* k);
-
 extern const tsr_backend tsr_backend_x86;
 extern const tsr_backend tsr_backend_cuda;
 extern const tsr_backend tsr_backend_hip;
@@ -346,11 +336,36 @@ void tsr_cuda_use_driver_for_tests(const char* path);
  * a static string saying what is wrong (TSR_CUDA_GRID_TOO_LARGE when a grid
  * component exceeds its limit: sizes too large for the artifact). The
  * compiler checks its launch geometry with this same function. */
+/* Decimal digits only (n of them, n >= 1), at most INT64_MAX: 1 and *out, else 0. */
+int tsr_cuda_parse_int(const char* s, size_t n, int64_t* out);
 extern const char TSR_CUDA_GRID_TOO_LARGE[];
 const char* tsr_cuda_eval_triple(const char* text, const char* what, const char* const* scalar_names,
                                  const int64_t* scalars, size_t scalar_count, unsigned out[3]);
 
-tsr_status tsr_hip_probe(char* out_gfx, size_t gfx_size);
+/* ---- HIP (backend_hip*.c; docs/targets-hip.md) -------------------------
+ * The one HIP runtime loader of the project, as for CUDA above: the
+ * compiler's device discovery calls these. Each initializes the runtime on
+ * first use (thread-safe, once). */
+/* Devices the runtime reports; 0 without a runtime or device. */
+int tsr_hip_device_count(void);
+/* Why there is no device ("no AMD GPU: libamdhip64 not found (...)", "no
+ * AMD GPU: hipGetDeviceCount reports 0 (...)"); "" when there is one. */
+const char* tsr_hip_unavailable_reason(void);
+typedef struct tsr_hip_device_desc {
+  char name[256];
+  char arch[256];           /* gcnArchName: a target ID, "gfx90a:sramecc+:xnack-" */
+  int driver_version;       /* hipDriverGetVersion */
+} tsr_hip_device_desc;
+tsr_status tsr_hip_describe(int device, tsr_hip_device_desc* out);
+/* -1 when code built for target ID `code_id` ("gfx90a", "gfx90a:xnack+")
+ * cannot run on a device reporting `device_id`; otherwise the number of
+ * features the code states (a feature it omits is "any"). */
+int tsr_hip_target_id_match(const char* device_id, const char* code_id);
+/* dlsym in the loaded runtime (NULL without one): events and streams for device checks. */
+void* tsr_hip_runtime_symbol(const char* name);
+/* Tests only (tests/support/hip_runtime_double): the next use loads `path`
+ * (NULL: libamdhip64 again); as tsr_cuda_use_driver_for_tests. */
+void tsr_hip_use_runtime_for_tests(const char* path);
 /* XRT (backend_xrt*.c): TSR_OK and the NPU's description, or
  * TSR_ERROR_NO_DEVICE and the reason ("no NPU (/dev/accel/accel0 absent ..."). */
 tsr_status tsr_xrt_probe(char* out_npu, size_t npu_size);

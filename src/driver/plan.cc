@@ -19,7 +19,7 @@ Expected<std::vector<TargetName>> parse_target_list(const std::vector<std::strin
       const std::string item = value.substr(start, end == std::string::npos ? std::string::npos : end - start);
       if (item.empty()) return Error(ErrorKind::usage, "empty target name in target list '" + value + "'");
       if (std::find(known.begin(), known.end(), item) == known.end())
-        return Error(ErrorKind::usage, "unknown target '" + item + "' (known: " + join(known) + ")");
+        return Error(ErrorKind::usage, unknown_target_message(item));
       TargetName name = *parse_target_name(item);
       if (std::find(out.begin(), out.end(), name) == out.end()) out.push_back(name);
     }

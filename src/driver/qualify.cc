@@ -79,9 +79,10 @@ void qualify_compiled(const Job& job, const Target& target, const Artifact& arti
 }
 
 // Emulated oracle results by (kernel identity, sha256 of the emitted source):
-// the cuda emitter writes the same source for every arch, and the emulator
-// models no arch difference, so one emulation is the evidence for each arch
-// whose source is byte-identical.
+// the cuda emitter writes the same source for every arch (the hip emitter for
+// every arch of one wave size), and the emulator models no other arch
+// difference, so one emulation is the evidence for each arch whose source is
+// byte-identical.
 struct EmulatedResult {
   OracleReport report;
   std::string route;
@@ -106,17 +107,18 @@ void qualify_emulated(const Job& job, const Target& target, uint64_t seed, Emula
   }
   OracleOptions oracle_options;
   oracle_options.seed = seed;
+  const std::unique_ptr<Target> emulator = target.make_emulated();
   const cuda::emu::EmulatedReport emulated =
-      cuda::emu::emulate_oracle(*job.spec, job.target.arch, *source, oracle_options);
+      cuda::emu::emulate_oracle(*emulator, *job.spec, job.target.arch, *source, oracle_options);
   row.report = emulated.oracle;
   if (row.report.verdict != Verdict::not_run) row.route = "CPU emulator: " + emulated.toolchain;
   cache[key] = {row.report, row.route, job.target};
 }
 
-// Whether the job's oracle runs in the emulator: asked for, a GPU target the
-// emulator models, and no device to run it on.
+// Whether the job's oracle runs in the emulator: asked for, a target the
+// emulator models (Target::make_emulated), and no device to run it on.
 bool runs_emulated(const Job& job, const Target& target, const QualifyOptions& options) {
-  return options.emulate && job.target.kind == "cuda" && !target.device(job.target.arch).present;
+  return options.emulate && !target.device(job.target.arch).present && target.make_emulated() != nullptr;
 }
 
 }  // namespace

@@ -43,8 +43,6 @@ void decode_accuracy(const MapReader& m, KernelSpec& spec) {
 void decode_targets(const MapReader& m, KernelSpec& spec) {
   const DocNode* list = m.list_value("targets", false);
   if (!list) return;
-  std::vector<std::string> known;
-  for (const TargetName& t : all_target_names()) known.push_back(t.str());
   for (const DocNode& item : list->items) {
     std::optional<std::string> text = m.scalar(item, "targets");
     if (!text) continue;
@@ -53,7 +51,7 @@ void decode_targets(const MapReader& m, KernelSpec& spec) {
     const std::vector<std::string> archs = target ? target->archs() : std::vector<std::string>{};
     const bool known_arch = std::find(archs.begin(), archs.end(), name ? name->arch : "") != archs.end();
     if (!known_arch) {
-      m.error(item, "unknown target '" + *text + "' (known: " + join(known) + ")");
+      m.error(item, unknown_target_message(*text));
       continue;
     }
     if (std::find(spec.targets.begin(), spec.targets.end(), *text) != spec.targets.end()) {

@@ -8,6 +8,8 @@
 #include <cctype>
 #include <cstring>
 
+#include "support/elf64_reader.h"
+
 namespace tsr::cuda {
 
 namespace {
@@ -116,37 +118,13 @@ Status check_ptx_abi(const std::string& ptx, const std::string& entry, const Ker
 
 namespace {
 
-// Bounds-checked little-endian reads.
-struct Reader {
-  const std::vector<uint8_t>& bytes;
-  bool fits(uint64_t off, uint64_t len) const { return off <= bytes.size() && len <= bytes.size() - off; }
-  template <typename T>
-  T get(uint64_t off) const {
-    T v{};
-    std::memcpy(&v, bytes.data() + off, sizeof v);
-    return v;
-  }
-};
-
-struct Section {
-  uint32_t name = 0, type = 0, link = 0;
-  uint64_t offset = 0, size = 0, entsize = 0;
-};
+using elf::Section;
+using Reader = elf::Bytes;
 
 constexpr uint16_t kEmCuda = 190;
-constexpr uint32_t kShtSymtab = 2;
 constexpr uint8_t kSttFunc = 2;
 constexpr uint8_t kEifmtSval = 4, kEifmtHval = 3, kEifmtBval = 2, kEifmtNval = 1;
 constexpr uint8_t kEiattrKparamInfo = 0x17;
-
-std::optional<std::string> cstring_at(const Reader& r, const Section& strtab, uint64_t index) {
-  if (index >= strtab.size || !r.fits(strtab.offset, strtab.size)) return std::nullopt;
-  const uint64_t start = strtab.offset + index, end_limit = strtab.offset + strtab.size;
-  uint64_t end = start;
-  while (end < end_limit && r.bytes[end] != 0) ++end;
-  if (end == end_limit) return std::nullopt;
-  return std::string(reinterpret_cast<const char*>(r.bytes.data() + start), end - start);
-}
 
 // EIATTR_KPARAM_INFO payload: u32 index, u16 ordinal, u16 offset, u32 flags
 // whose bits 18..31 hold the parameter size in bytes.
@@ -154,7 +132,7 @@ std::optional<std::vector<uint32_t>> kparam_sizes(const Reader& r, const Section
   std::vector<std::pair<uint16_t, uint32_t>> params;
   uint64_t off = info.offset, end = info.offset + info.size;
   while (off + 4 <= end) {
-    const uint8_t fmt = r.bytes[off], attr = r.bytes[off + 1];
+    const uint8_t fmt = r.data[off], attr = r.data[off + 1];
     const uint16_t value = r.get<uint16_t>(off + 2);
     if (fmt == kEifmtSval) {
       if (off + 4 + value > end) return std::nullopt;
@@ -185,42 +163,27 @@ std::optional<std::vector<uint32_t>> kparam_sizes(const Reader& r, const Section
 Expected<std::vector<CubinKernel>> read_cubin_kernels(const std::vector<uint8_t>& cubin) {
   const Reader r{cubin};
   auto bad = [](const std::string& why) { return toolchain_error("internal error: malformed cubin: " + why); };
-  if (!r.fits(0, 64) || std::memcmp(cubin.data(), "\x7f" "ELF", 4) != 0) return bad("no ELF header");
-  if (cubin[4] != 2 || cubin[5] != 1) return bad("not a little-endian ELF-64 object");
-  if (r.get<uint16_t>(18) != kEmCuda) return bad("e_machine is not EM_CUDA");
-  const uint64_t shoff = r.get<uint64_t>(40);
-  const uint16_t shentsize = r.get<uint16_t>(58), shnum = r.get<uint16_t>(60), shstrndx = r.get<uint16_t>(62);
-  if (shentsize < 64 || !r.fits(shoff, uint64_t{shentsize} * shnum)) return bad("section table out of range");
-  std::vector<Section> sections(shnum);
-  for (uint16_t i = 0; i < shnum; ++i) {
-    const uint64_t h = shoff + uint64_t{i} * shentsize;
-    Section& s = sections[i];
-    s.name = r.get<uint32_t>(h);
-    s.type = r.get<uint32_t>(h + 4);
-    s.offset = r.get<uint64_t>(h + 24);
-    s.size = r.get<uint64_t>(h + 32);
-    s.link = r.get<uint32_t>(h + 40);
-    s.entsize = r.get<uint64_t>(h + 56);
-    if (s.type != 8 /* SHT_NOBITS */ && !r.fits(s.offset, s.size)) return bad("section data out of range");
-  }
-  if (shstrndx >= shnum) return bad("no section name table");
+  Expected<elf::Object> object = elf::read_object(cubin, kEmCuda, "EM_CUDA", "cubin");
+  if (!object) return object.take_error();
+  const std::vector<Section>& sections = object->sections;
+  const size_t shnum = sections.size(), shstrndx = object->shstrndx;
   std::vector<CubinKernel> kernels;
   for (const Section& symtab : sections) {
-    if (symtab.type != kShtSymtab) continue;
+    if (symtab.type != elf::kShtSymtab) continue;
     if (symtab.link >= shnum || symtab.entsize < 24) return bad("symbol table without string table");
     const Section& strtab = sections[symtab.link];
     for (uint64_t off = 0; off + 24 <= symtab.size; off += symtab.entsize) {
       const uint64_t at = symtab.offset + off;
-      const uint8_t info = r.bytes[at + 4];
+      const uint8_t info = r.data[at + 4];
       if ((info & 0xf) != kSttFunc) continue;
-      const std::optional<std::string> name = cstring_at(r, strtab, r.get<uint32_t>(at));
+      const std::optional<std::string> name = elf::cstring_at(r, strtab, r.get<uint32_t>(at));
       if (!name) return bad("symbol name out of range");
       kernels.push_back({*name, std::nullopt});
     }
   }
   for (CubinKernel& k : kernels) {
     for (const Section& s : sections) {
-      const std::optional<std::string> name = cstring_at(r, sections[shstrndx], s.name);
+      const std::optional<std::string> name = elf::cstring_at(r, sections[shstrndx], s.name);
       if (name && *name == ".nv.info." + k.name) k.param_sizes = kparam_sizes(r, s);
     }
   }

@@ -19,8 +19,18 @@ struct LaunchPlan {
   int64_t shared_bytes = 0;   // dynamic shared memory
   std::string block_text() const;
   std::string grid_text() const;
-  // cuda.block, cuda.grid and cuda.shared_bytes, as the runner and emulator read them.
-  void write_metadata(std::map<std::string, std::string>& metadata) const;
+  // <kind>.block, <kind>.grid and <kind>.shared_bytes (kind "cuda" or "hip"),
+  // as the runner and emulator read them.
+  void write_metadata(std::map<std::string, std::string>& metadata, const std::string& kind = "cuda") const;
+};
+
+// What differs between the CUDA and HIP texts of the family emitters that both
+// targets share (elementwise, rowwise, the FMA-tile matmul): the prelude that
+// defines the primitives, and the lanes a reduction spans (a CUDA warp is 32,
+// an AMD wavefront 64 on CDNA and 32 on RDNA).
+struct GpuDialect {
+  std::string prelude;
+  int wave_size = 32;
 };
 
 // Deterministic source plus the geometry it was written for.
@@ -31,6 +41,21 @@ struct EmittedKernel {
 
 // Header comment, dtype typedefs, conversions, loads/stores and reductions.
 std::string prelude(const KernelSpec& spec);
+
+// The storage dtype's tsr_t, conversions (through the primitives
+// tsr_cvt_*), scalar and 16-byte vector loads and stores.
+std::string storage_support(DType storage);
+
+// The block reductions over `wave_size`-lane shuffles (tsr_warp_sum,
+// tsr_block_sum): for 32 lanes the CUDA text.
+std::string block_reductions(int wave_size);
+
+// Wave-size arithmetic in emitted text: W/2 (the first butterfly distance),
+// W-1 (lane mask) and log2 W (the wave index shift).
+struct WaveText {
+  std::string half, mask, shift;
+};
+WaveText wave_text(int wave_size);
 
 // "p_<name>" for buffers (the family's fixed ABI names); scalars are
 // c_scalar_param(index) (targets/c_expr.h), so spec names never reach the code.

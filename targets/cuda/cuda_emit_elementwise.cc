@@ -28,14 +28,16 @@ std::string apply_function(const ElementwiseSpec& e) {
 
 }  // namespace
 
-EmittedKernel emit_elementwise(const KernelSpec& spec) {
+EmittedKernel emit_elementwise(const KernelSpec& spec) { return emit_elementwise(spec, {prelude(spec), 32}); }
+
+EmittedKernel emit_elementwise(const KernelSpec& spec, const GpuDialect& dialect) {
   const ElementwiseSpec& e = spec.elementwise();
   const int inputs = e.num_inputs();
   const int vec = vector_width(spec.dtype);
   auto in = [](int i) { return buffer_param("in" + std::to_string(i)); };
   const std::string out = buffer_param("out");
 
-  std::string s = prelude(spec) + apply_function(e);
+  std::string s = dialect.prelude + apply_function(e);
   s += kernel_signature(spec, kBlock) + " {\n";
   s += "  const long long n = " + dim_expr(spec, e.n) + ";\n";
   s += "  if (n == 0) return;\n";

@@ -11,9 +11,7 @@
 
 namespace tsr::cuda {
 
-namespace {
-
-std::string epilogue_function(const KernelSpec& spec) {
+std::string matmul_epilogue_function(const KernelSpec& spec) {
   const MatmulSpec& m = spec.matmul();
   std::string s = "// Epilogue on the f32 accumulator, in spec order.\n";
   s += "__device__ __forceinline__ float tsr_epilogue(float v, long long row, long long col, long long N";
@@ -36,12 +34,14 @@ std::string epilogue_function(const KernelSpec& spec) {
   return s + "  (void)row; (void)col; (void)N;\n  return v;\n}\n\n";
 }
 
-std::string epilogue_args(const MatmulSpec& m) {
+std::string matmul_epilogue_args(const MatmulSpec& m) {
   std::string s;
   if (m.has_bias()) s += ", " + buffer_param("bias");
   if (m.has_residual()) s += ", " + buffer_param("residual");
   return s;
 }
+
+namespace {
 
 // The extents, and the early return of a launch with an empty C (uniform
 // across the grid, before any barrier). K = 0 still writes epilogue(0).
@@ -56,6 +56,8 @@ std::string dims(const KernelSpec& spec) {
 std::string simt_kernel(const KernelSpec& spec) {
   const MatmulSpec& m = spec.matmul();
   const bool a_row = m.a == Layout::row, b_row = m.b == Layout::row;
+  // f32 operands are read as stored; 16-bit ones (the hip target's plain path) converted.
+  const std::string ld = spec.dtype == DType::f32 ? "tsr_ldg" : "tsr_ld";
   std::string s = kernel_signature(spec, 256) + " {\n" + dims(spec);
   s += R"(  __shared__ float As[16][64 + 4];   // [k][m]
   __shared__ float Bs[16][64 + 4];   // [k][n]
@@ -75,19 +77,19 @@ std::string simt_kernel(const KernelSpec& spec) {
   if (a_row)
     s += "      const int ak = e & 15, am = e >> 4;\n"
          "      const long long gm = m0 + am, gk = k0 + ak;\n"
-         "      As[ak][am] = (gm < M && gk < K) ? tsr_ldg(p_a, gm * K + gk) : 0.0f;\n";
+         "      As[ak][am] = (gm < M && gk < K) ? " + ld + "(p_a, gm * K + gk) : 0.0f;\n";
   else
     s += "      const int am = e & 63, ak = e >> 6;\n"
          "      const long long gm = m0 + am, gk = k0 + ak;\n"
-         "      As[ak][am] = (gm < M && gk < K) ? tsr_ldg(p_a, gk * M + gm) : 0.0f;\n";
+         "      As[ak][am] = (gm < M && gk < K) ? " + ld + "(p_a, gk * M + gm) : 0.0f;\n";
   if (b_row)
     s += "      const int bn = e & 63, bk = e >> 6;\n"
          "      const long long gn = n0 + bn, gkb = k0 + bk;\n"
-         "      Bs[bk][bn] = (gn < N && gkb < K) ? tsr_ldg(p_b, gkb * N + gn) : 0.0f;\n";
+         "      Bs[bk][bn] = (gn < N && gkb < K) ? " + ld + "(p_b, gkb * N + gn) : 0.0f;\n";
   else
     s += "      const int bk = e & 15, bn = e >> 4;\n"
          "      const long long gn = n0 + bn, gkb = k0 + bk;\n"
-         "      Bs[bk][bn] = (gn < N && gkb < K) ? tsr_ldg(p_b, gn * K + gkb) : 0.0f;\n";
+         "      Bs[bk][bn] = (gn < N && gkb < K) ? " + ld + "(p_b, gn * K + gkb) : 0.0f;\n";
   s += R"(    }
     tsr_syncthreads();
 #pragma unroll
@@ -110,7 +112,7 @@ std::string simt_kernel(const KernelSpec& spec) {
     for (int j = 0; j < 4; ++j) {
       const long long col = n0 + tx * 4 + j;
       if (col < N) tsr_st(p_c, row * N + col, tsr_epilogue(acc[i][j], row, col, N)" +
-       epilogue_args(m) + R"());
+       matmul_epilogue_args(m) + R"());
     }
   }
 }
@@ -246,7 +248,7 @@ std::string mma_kernel(const KernelSpec& spec) {
         const long long col = n0 + wn * 32 + nt * 8 + (lane & 3) * 2;
         if (row >= M || col >= N) continue;
 )";
-  const std::string args = epilogue_args(m);
+  const std::string args = matmul_epilogue_args(m);
   s += "        const float v0 = tsr_epilogue(acc[mt][nt][2 * h], row, col, N" + args + ");\n";
   s += R"(        if (col + 1 < N) {
 )";
@@ -268,11 +270,19 @@ std::string mma_kernel(const KernelSpec& spec) {
 
 }  // namespace
 
+EmittedKernel emit_matmul_fma_tiles(const KernelSpec& spec, const GpuDialect& dialect) {
+  EmittedKernel k{dialect.prelude + matmul_epilogue_function(spec) + simt_kernel(spec), {}};
+  k.plan.block_x = 256;
+  k.plan.grid_x = grid_cdiv(spec.matmul().n, 64);
+  k.plan.grid_y = grid_cdiv(spec.matmul().m, 64);
+  return k;
+}
+
 EmittedKernel emit_matmul(const KernelSpec& spec) {
   const MatmulSpec& m = spec.matmul();
   const bool tensor_cores = spec.dtype != DType::f32;
   std::string s = prelude(spec);
-  s += epilogue_function(spec);
+  s += matmul_epilogue_function(spec);
   s += tensor_cores ? mma_kernel(spec) : simt_kernel(spec);
 
   const int tile = tensor_cores ? 128 : 64;

@@ -19,7 +19,8 @@ struct RowCode {
   std::string output;    // f32 `y` from `x` and column `c`
 };
 
-RowCode row_code(const RowwiseSpec& r) {
+RowCode row_code(const RowwiseSpec& r, int wave_size) {
+  const WaveText wt = wave_text(wave_size);
   const std::string eps = r.eps ? float_literal(*r.eps) : "0.0f";
   const std::string w = r.affine ? " * tsr_ld(" + buffer_param("weight") + ", c)" : "";
   RowCode code;
@@ -34,11 +35,12 @@ RowCode row_code(const RowwiseSpec& r) {
           "  __shared__ float red_m[32];\n"
           "  float row_max = m;\n"
           "#pragma unroll\n"
-          "  for (int o = 16; o > 0; o >>= 1) row_max = fmaxf(row_max, tsr_shfl_xor_sync(0xffffffffu, row_max, o));\n"
-          "  if ((threadIdx.x & 31) == 0) red_m[threadIdx.x >> 5] = row_max;\n"
+          "  for (int o = " + wt.half +
+          "; o > 0; o >>= 1) row_max = fmaxf(row_max, tsr_shfl_xor_sync(0xffffffffu, row_max, o));\n"
+          "  if ((threadIdx.x & " + wt.mask + ") == 0) red_m[threadIdx.x >> " + wt.shift + "] = row_max;\n"
           "  tsr_syncthreads();\n"
           "  row_max = red_m[0];\n"
-          "  for (int i = 1; i < (int)(blockDim.x >> 5); ++i) row_max = fmaxf(row_max, red_m[i]);\n"
+          "  for (int i = 1; i < (int)(blockDim.x >> " + wt.shift + "); ++i) row_max = fmaxf(row_max, red_m[i]);\n"
           "  const float mine = (l == 0.0f) ? 0.0f : l * expf(m - row_max);\n"
           "  const float row_sum = tsr_block_sum(mine, red);\n";
       code.output = r.op == RowOp::softmax ? "expf(x - row_max) / row_sum" : "x - row_max - logf(row_sum)";
@@ -71,9 +73,11 @@ RowCode row_code(const RowwiseSpec& r) {
 
 }  // namespace
 
-EmittedKernel emit_rowwise(const KernelSpec& spec) {
+EmittedKernel emit_rowwise(const KernelSpec& spec) { return emit_rowwise(spec, {prelude(spec), 32}); }
+
+EmittedKernel emit_rowwise(const KernelSpec& spec, const GpuDialect& dialect) {
   const RowwiseSpec& r = spec.rowwise();
-  const RowCode code = row_code(r);
+  const RowCode code = row_code(r, dialect.wave_size);
   const std::string x = buffer_param("x"), y = buffer_param("y");
   std::string aligned = "tsr_aligned16(" + x + ") && tsr_aligned16(" + y + ")";
   if (r.affine) {
@@ -81,7 +85,7 @@ EmittedKernel emit_rowwise(const KernelSpec& spec) {
     if (r.op == RowOp::layernorm) aligned += " && tsr_aligned16(" + buffer_param("bias") + ")";
   }
 
-  std::string s = prelude(spec);
+  std::string s = dialect.prelude;
   s += "// Row statistics per op: " + std::string(row_op_name(r.op)) + ".\n";
   s += kernel_signature(spec, kBlock) + " {\n";
   s += "  const long long rows = " + dim_expr(spec, r.rows) + ", cols = " + dim_expr(spec, r.cols) + ";\n";

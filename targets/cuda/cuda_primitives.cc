@@ -22,8 +22,9 @@ __device__ __forceinline__ void tsr_stg_v16(void* p, long long vi, const unsigne
   reinterpret_cast<tsr_v16*>(p)[vi] = r;
 }
 __device__ __forceinline__ void tsr_stg_u32(void* p, unsigned v) { *reinterpret_cast<unsigned*>(p) = v; }
-__device__ __forceinline__ void tsr_syncthreads() { __syncthreads(); }
 )";
+
+const char* kBarrier = "__device__ __forceinline__ void tsr_syncthreads() { __syncthreads(); }\n";
 
 // PTX ISA "cvt": round to nearest even for f32 -> f16/bf16.
 const char* kHalf = R"(__device__ __forceinline__ float tsr_cvt_f16_to_f32(unsigned short h) {
@@ -82,6 +83,8 @@ __device__ __forceinline__ void tsr_mma_m16n8k16(float* d, const unsigned* a, co
 
 }  // namespace
 
+const char* global_memory_primitives() { return kMemory; }
+
 PrimitiveSet primitives_for(const KernelSpec& spec) {
   PrimitiveSet set;
   set.half_conversions = spec.dtype != DType::f32;
@@ -95,6 +98,7 @@ std::string primitives_source(const PrimitiveSet& set, DType storage) {
                   "// defined and its own definitions of the same names (docs/emulator.md).\n"
                   "#ifndef TSR_EMULATED\n";
   s += kMemory;
+  s += kBarrier;
   if (set.half_conversions) s += kHalf;
   if (set.warp_shuffle) s += kShuffle;
   if (set.dynamic_shared) s += kDynamicShared;

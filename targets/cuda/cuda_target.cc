@@ -5,29 +5,21 @@
 
 #include "spec/abi.h"
 #include "support/sha256.h"
+#include "targets/compile_step_error.h"
 #include "targets/cuda/cuda_abi_check.h"
 #include "targets/cuda/cuda_archs.h"
 #include "targets/cuda/cuda_emit_kernels.h"
 #include "targets/cuda/cuda_devices.h"
 #include "targets/cuda/cuda_launch_geometry.h"
 #include "targets/cuda/cuda_toolkit.h"
+#include "targets/cuda/emulator/emulator.h"
 
 namespace tsr {
 
 namespace {
 
-// "file:line:col: " when the spec knows where it came from.
-std::string spec_prefix(const KernelSpec& spec) {
-  if (spec.location.file.empty()) return "";
-  std::string s = spec.location.file;
-  if (spec.location.line > 0) s += ":" + std::to_string(spec.location.line);
-  if (spec.location.column > 0) s += ":" + std::to_string(spec.location.column);
-  return s + ": ";
-}
-
 Error with_spec(const KernelSpec& spec, const std::string& arch, const std::string& step, const Error& e) {
-  return Error(e.kind(), spec_prefix(spec) + "error: " + step + " failed for kernel '" + spec.name + "' (cuda:" +
-                             arch + "): " + e.message());
+  return compile_step_error(spec, "cuda:" + arch, step, e);
 }
 
 class CudaTarget final : public Target {
@@ -112,6 +104,7 @@ class CudaTarget final : public Target {
   // and every store rounds once, like the reference's storage points; the
   // declared budget alone applies.
   BudgetFloor budget_floor(const KernelSpec&) const override { return {}; }
+  std::unique_ptr<Target> make_emulated() const override { return cuda::emu::make_emulated_cuda_target(); }
 };
 
 }  // namespace

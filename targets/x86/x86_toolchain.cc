@@ -1,72 +1,18 @@
 // Compile step for x86: emitted C to an ELF shared object (System V AMD64
 // psABI, ELF gABI) through clang, with the exact clang version in the key.
-#include <cstdlib>
 #include <map>
 #include <mutex>
 
 #include "support/file_io.h"
 #include "support/sha256.h"
 #include "support/subprocess.h"
-#include "support/tool_version_memo.h"
+#include "targets/tool_probe.h"
 #include "targets/x86/x86_internal.h"
 
 namespace tsr::x86 {
 
-namespace {
-
-ToolchainInfo probe_clang() {
-  ToolchainInfo info;
-  const char* forced = std::getenv("TESSERAC_CLANG");
-  if (forced && *forced) {
-    info.path = find_in_path(forced);
-    if (info.path.empty()) {
-      info.why_unavailable = std::string("TESSERAC_CLANG='") + forced + "' is not an executable";
-      return info;
-    }
-  } else {
-    info.path = find_in_path("clang-14");
-    if (info.path.empty()) info.path = find_in_path("clang");
-    if (info.path.empty()) {
-      info.why_unavailable = "clang not found in PATH (install clang-14)";
-      return info;
-    }
-  }
-  if (std::optional<std::string> remembered = remembered_tool_version(info.path)) {
-    info.version = *remembered;
-    info.found = true;
-    return info;
-  }
-  const ProcessResult r = run_process({info.path, "--version"});
-  info.version = first_line(r.output);
-  if (!r.error.empty()) {
-    info.why_unavailable = r.error;
-    info.version.clear();
-    return info;
-  }
-  if (r.exit_code != 0 || info.version.empty()) {
-    info.why_unavailable = "'" + info.path + " --version' failed (exit " + std::to_string(r.exit_code) + ")";
-    info.version.clear();
-    return info;
-  }
-  info.found = true;
-  remember_tool_version(info.path, info.version);
-  return info;
-}
-
-}  // namespace
-
-// One `clang --version` per process and setting: a cached rebuild asks for
-// the toolchain of every kernel-target, and the probe costs a process.
 ToolchainInfo find_clang() {
-  static std::mutex mutex;
-  static std::map<std::string, ToolchainInfo> probed;
-  const char* forced = std::getenv("TESSERAC_CLANG");
-  const char* path = std::getenv("PATH");
-  const std::string setting = std::string(forced ? forced : "") + '\n' + (path ? path : "");
-  std::lock_guard<std::mutex> lock(mutex);
-  auto it = probed.find(setting);
-  if (it == probed.end()) it = probed.emplace(setting, probe_clang()).first;
-  return it->second;
+  return find_tool({"TESSERAC_CLANG", {"clang-14", "clang"}, "clang not found in PATH (install clang-14)"});
 }
 
 // No debug info and no build id keep the bytes a function of the source and

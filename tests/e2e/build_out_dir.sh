@@ -37,4 +37,15 @@ elif [ "$rc" = 3 ] && grep -q "unavailable" err.txt; then
 else
   bad "cuda --out-dir: exit $rc"; cat err.txt
 fi
+
+# hip needs only clang-15 (no GPU): one code object per gfx, ending in .hsaco.
+"$tesserac" build s.yaml -t hip:gfx90a,hip:gfx1100 --no-oracle --out-dir hip > out.txt 2> err.txt; rc=$?
+if [ "$rc" = 0 ]; then
+  expect_true "hip artifacts end in .hsaco" manifest_lists hip ew_add_f32.hip_gfx90a.hsaco ew_add_f32.hip_gfx1100.hsaco
+  expect_true "a .hsaco file is an ELF code object" bash -c "head -c 4 hip/ew_add_f32.hip_gfx1100.hsaco | grep -q ELF"
+elif [ "$rc" = 3 ] && grep -q "unavailable" err.txt; then
+  echo "skip hip artifacts: $(cat err.txt)"
+else
+  bad "hip --out-dir: exit $rc"; cat err.txt
+fi
 finish

@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "archive/archive_writer.h"
 #include "archive_test_support.h"
+#include "opened_archive.h"
 #include "cuda_driver_double/cuda_driver_double.h"
 #include "tesserart.h"
 
@@ -117,16 +117,6 @@ inline ArchiveContents cuda_vadd(std::vector<Artifact> variants) {
   c.kernels[0].verdicts.clear();
   return c;
 }
-
-// An archive opened from memory for the test's lifetime.
-struct OpenedArchive {
-  std::vector<uint8_t> bytes;
-  tsr_archive* archive = nullptr;
-  explicit OpenedArchive(const ArchiveContents& c) : bytes(*serialize_archive(c)) {
-    EXPECT_EQ(tsr_archive_open_memory(bytes.data(), bytes.size(), nullptr, &archive), TSR_OK);
-  }
-  ~OpenedArchive() { tsr_archive_close(archive); }
-};
 
 }  // namespace tsr::testing
 

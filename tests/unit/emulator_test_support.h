@@ -1,5 +1,5 @@
 // Shared by the CPU emulator's tests (cuda_emulator_test.cc,
-// cuda_emulator_checks_test.cc): the clang-or-skip fixture, a timed
+// cuda_emulator_checks_test.cc, hip_emulator_test.cc): the clang-or-skip fixture, a timed
 // emulate_oracle and source injection.
 #pragma once
 
@@ -26,14 +26,22 @@ class EmulatorFixture : public ::testing::Test {
   }
 };
 
+// The oracle over an emulated build of `source` on `target` (an emulated
+// Target; nullptr: the emulated cuda target), timed on stderr.
+inline cuda::emu::EmulatedReport emulate_on(const Target* target, const std::string& arch, const KernelSpec& spec,
+                                            const std::string& source, const cuda::emu::EmulatorOptions& emulator = {}) {
+  const auto start = std::chrono::steady_clock::now();
+  cuda::emu::EmulatedReport r = target ? cuda::emu::emulate_oracle(*target, spec, arch, source)
+                                       : cuda::emu::emulate_oracle(spec, arch, source, {}, emulator);
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::fprintf(stderr, "[emulator] %s (%s): %s in %.2f s (%d trials)%s%s\n", spec.name.c_str(), arch.c_str(),
+               r.evidence.c_str(), s, r.oracle.trials, r.oracle.reason.empty() ? "" : ": ", r.oracle.reason.c_str());
+  return r;
+}
+
 inline cuda::emu::EmulatedReport emulate(const KernelSpec& spec, const std::string& source,
                                          const cuda::emu::EmulatorOptions& emulator = {}) {
-  const auto start = std::chrono::steady_clock::now();
-  cuda::emu::EmulatedReport r = cuda::emu::emulate_oracle(spec, "sm_80", source, {}, emulator);
-  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  std::fprintf(stderr, "[emulator] %s: %s in %.2f s (%d trials)%s%s\n", spec.name.c_str(), r.evidence.c_str(), s,
-               r.oracle.trials, r.oracle.reason.empty() ? "" : ": ", r.oracle.reason.c_str());
-  return r;
+  return emulate_on(nullptr, "sm_80", spec, source, emulator);
 }
 
 // emulate() of every (spec, source) job, on every core: jobs are independent
@@ -42,14 +50,16 @@ inline cuda::emu::EmulatedReport emulate(const KernelSpec& spec, const std::stri
 struct EmulationJob {
   KernelSpec spec;
   std::string source;
+  std::string arch = "sm_80";
 };
-inline std::vector<cuda::emu::EmulatedReport> emulate_all(const std::vector<EmulationJob>& jobs) {
+inline std::vector<cuda::emu::EmulatedReport> emulate_all(const std::vector<EmulationJob>& jobs,
+                                                          const Target* target = nullptr) {
   std::vector<cuda::emu::EmulatedReport> reports(jobs.size());
   std::atomic<size_t> next{0};
   std::vector<std::thread> workers(std::max(1u, std::min(4u, std::thread::hardware_concurrency())));
   for (std::thread& w : workers)
     w = std::thread([&] {
-      for (size_t i; (i = next++) < jobs.size();) reports[i] = emulate(jobs[i].spec, jobs[i].source);
+      for (size_t i; (i = next++) < jobs.size();) reports[i] = emulate_on(target, jobs[i].arch, jobs[i].spec, jobs[i].source);
     });
   for (std::thread& w : workers) w.join();
   return reports;

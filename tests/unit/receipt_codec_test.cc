@@ -210,13 +210,13 @@ TEST(ReceiptCodec, EveryErrorOfAFileIsReportedInOneRun) {
   auto replace = [&](const std::string& from, const std::string& to) { text.replace(text.find(from), from.size(), to); };
   replace("trials = 3", "trials = -3");
   replace("verdict = \"PASS\"", "verdict = \"FAIL\"");
-  replace("kind = \"x86\"", "kind = \"hip\"");
+  replace("kind = \"x86\"", "kind = \"rocm\"");
   replace("launches = 200", "launches = 200\nextra = 1");
   Decoded d = decode(text);
   EXPECT_FALSE(d.receipt);
   EXPECT_NE(d.diagnostics.find("error: 'trials' must be at least 1, got -3"), std::string::npos) << d.diagnostics;
   EXPECT_NE(d.diagnostics.find("error: verdict 'FAIL' makes no receipt"), std::string::npos) << d.diagnostics;
-  EXPECT_NE(d.diagnostics.find("error: unknown target kind 'hip' (allowed: x86, cuda, xdna)"), std::string::npos) << d.diagnostics;
+  EXPECT_NE(d.diagnostics.find("error: unknown target kind 'rocm' (allowed: x86, cuda, hip, xdna)"), std::string::npos) << d.diagnostics;
   EXPECT_NE(d.diagnostics.find("error: unknown key 'extra' in [measurement]"), std::string::npos) << d.diagnostics;
 }
 

@@ -20,15 +20,16 @@ Artifact artifact_of_kind(const std::string& kind) {
 TEST(TargetRegistry, KindsAreRegisteredOnceEach) {
   std::vector<std::string> kinds;
   for (const auto& t : all_targets()) kinds.push_back(t->kind());
-  EXPECT_EQ(kinds, (std::vector<std::string>{"x86", "cuda", "xdna"}));
+  EXPECT_EQ(kinds, (std::vector<std::string>{"x86", "cuda", "hip", "xdna"}));
   for (const std::string& kind : kinds) EXPECT_EQ(find_target(kind)->kind(), kind);
-  EXPECT_EQ(find_target("hip"), nullptr);
+  EXPECT_EQ(find_target("rocm"), nullptr);
 }
 
 TEST(TargetRegistry, ArtifactFileExtensionIsTheTargets) {
   EXPECT_EQ(find_target("x86")->artifact_file_extension(artifact_of_kind("shared_object")), ".so");
   EXPECT_EQ(find_target("cuda")->artifact_file_extension(artifact_of_kind("ptx")), ".ptx");
   EXPECT_EQ(find_target("cuda")->artifact_file_extension(artifact_of_kind("cubin")), ".cubin");
+  EXPECT_EQ(find_target("hip")->artifact_file_extension(artifact_of_kind("code_object")), ".hsaco");
   EXPECT_EQ(find_target("xdna")->artifact_file_extension(artifact_of_kind("xclbin")), ".xclbin");
   // The CPU emulator of the CUDA source compiles it to a host shared object.
   EXPECT_EQ(cuda::emu::make_emulated_cuda_target()->artifact_file_extension(

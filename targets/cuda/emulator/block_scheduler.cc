@@ -12,7 +12,6 @@
 
 #include "support/half.h"
 #include "targets/cuda/emulator/fiber_switch.h"
-#include "targets/cuda/emulator/warp_collectives.h"
 
 namespace tsr::cuda::emu {
 
@@ -23,7 +22,7 @@ constexpr size_t kStackBytes = 128 * 1024, kGuardBytes = 4096;
 // The watchdog reads the clock once per this many polls.
 constexpr uint32_t kPollsPerClockRead = 4096;
 
-enum class Wait { none, barrier, shfl, ldmatrix, mma };
+enum class Wait { none, barrier, shfl, ldmatrix, mma, bpermute, mfma };
 
 const char* wait_name(Wait w) {
   switch (w) {
@@ -32,6 +31,8 @@ const char* wait_name(Wait w) {
     case Wait::shfl: return "shfl.sync";
     case Wait::ldmatrix: return "ldmatrix";
     case Wait::mma: return "mma.sync";
+    case Wait::bpermute: return "ds_bpermute";
+    case Wait::mfma: return "v_mfma_f32_32x32x8";
   }
   return "?";
 }
@@ -47,9 +48,12 @@ struct Fiber {
   ThreadId id = 0;
   bool exited = false;
   Wait wait = Wait::none;
-  unsigned mask = 0;
+  uint64_t mask = 0;
   // Operands and results of the collective this thread waits at.
   float value = 0.0f;
+  int32_t addr = 0, data = 0;       // ds_bpermute
+  const void* mfma_a = nullptr;     // 4 x 16 bits
+  const void* mfma_b = nullptr;
   int lane_mask = 0;
   const uint16_t* row = nullptr;
   bool trans = false;
@@ -108,6 +112,9 @@ class Grid {
   const uint16_t* shared_row(const void* p, const char* what);
   void ldmatrix_arrive(unsigned* r, const void* smem, bool trans);
   Fiber& current() { return *current_; }
+  // Every lane of the wavefront: AMD collectives run with the whole EXEC mask.
+  uint64_t whole_wave() const { return shape_.wave_size >= 64 ? ~0ull : (1ull << shape_.wave_size) - 1; }
+  int wave_size() const { return shape_.wave_size; }
   void enter_kernel();
   void thread_exit();
 
@@ -215,7 +222,7 @@ void Grid::ldmatrix_arrive(unsigned* r, const void* smem, bool trans) {
   Fiber& f = *current_;
   const uint16_t* row = shared_row(smem, "ldmatrix row");
   if (row) record(memory_.record_shared(row, 16, false, f.id));
-  f.mask = 0xffffffffu, f.row = row ? row : zeros, f.trans = trans, f.regs_out = r;
+  f.mask = 0xffffffffull, f.row = row ? row : zeros, f.trans = trans, f.regs_out = r;
   block_on(Wait::ldmatrix);
 }
 
@@ -301,8 +308,19 @@ std::string Grid::run() {
   api.ldmatrix_x4 = [](unsigned* r, const void* smem, int trans) { g_grid->ldmatrix_arrive(r, smem, trans != 0); };
   api.mma_m16n8k16 = [](float* d, const unsigned* a, const unsigned* b, int) {
     Fiber& f = g_grid->current();
-    f.mask = 0xffffffffu, f.d = d, f.a = a, f.b = b;
+    f.mask = 0xffffffffull, f.d = d, f.a = a, f.b = b;
     g_grid->block_on(Wait::mma);
+  };
+  api.ds_bpermute = [](int addr, int data) {
+    Fiber& f = g_grid->current();
+    f.mask = g_grid->whole_wave(), f.addr = addr, f.data = data;
+    g_grid->block_on(Wait::bpermute);
+    return f.data;
+  };
+  api.mfma_32x32x8 = [](float* d, const void* a, const void* b, int) {
+    Fiber& f = g_grid->current();
+    f.mask = g_grid->whole_wave(), f.d = d, f.mfma_a = a, f.mfma_b = b;
+    g_grid->block_on(Wait::mfma);
   };
   api.f16_to_f32 = [](unsigned short h) { return f16_to_f32(h); };
   api.f32_to_f16 = [](float f) { return static_cast<unsigned short>(f32_to_f16(f)); };
@@ -333,15 +351,16 @@ bool Grid::run_block(const tsr_emu_dim3& block_idx) {
     const uint32_t t = static_cast<uint32_t>(i);
     f.id = static_cast<ThreadId>(t);
     f.regs = {{t % block_dim.x, t / block_dim.x % block_dim.y, t / (block_dim.x * block_dim.y)},
-              block_idx, block_dim, grid_dim};
+              block_idx, block_dim, grid_dim, t % static_cast<uint32_t>(shape_.wave_size)};
     f.ctx.prepare(stacks_ + i * (kStackBytes + kGuardBytes) + kGuardBytes, kStackBytes, fiber_main);
   }
   for (;;) {
     // Warp by warp, each as far as it can go before the next one moves: a
     // warp that reads shared data another warp has not written yet (a
     // missing barrier) sees the poison instead of the data.
-    for (size_t w = 0; w < fibers_.size(); w += kWarpSize) {
-      const size_t lanes = std::min<size_t>(kWarpSize, fibers_.size() - w);
+    const size_t wave = static_cast<size_t>(shape_.wave_size);
+    for (size_t w = 0; w < fibers_.size(); w += wave) {
+      const size_t lanes = std::min<size_t>(wave, fibers_.size() - w);
       for (bool released = true; released;) {
         for (size_t l = w; l < w + lanes; ++l) {
           Fiber& f = fibers_[l];
@@ -385,13 +404,14 @@ bool Grid::resolve_warp(size_t first_lane, size_t lanes) {
     if (!f.exited && f.wait != Wait::none && f.wait != Wait::barrier) lead = &f;
   }
   if (!lead) return true;
-  const std::string where = "warp " + std::to_string(first_lane / kWarpSize) + " of block " +
+  const size_t wave = static_cast<size_t>(shape_.wave_size);
+  const std::string where = "warp " + std::to_string(first_lane / wave) + " of block " +
                             dim3_text(lead->regs.block_idx) + ": " + who(*lead) + " waits at " +
                             wait_name(lead->wait) + " (mask 0x";
-  char mask_hex[16];
-  std::snprintf(mask_hex, sizeof mask_hex, "%08x", lead->mask);
-  Fiber* group[kWarpSize] = {};
-  for (size_t l = 0; l < kWarpSize; ++l) {
+  char mask_hex[24];
+  std::snprintf(mask_hex, sizeof mask_hex, wave > 32 ? "%016llx" : "%08llx", static_cast<unsigned long long>(lead->mask));
+  Fiber* group[kMaxWaveSize] = {};
+  for (size_t l = 0; l < wave; ++l) {
     const bool named = (lead->mask >> l) & 1u;
     if (!named) continue;
     if (l >= lanes) {
@@ -415,15 +435,39 @@ bool Grid::resolve_warp(size_t first_lane, size_t lanes) {
 void Grid::execute(Wait kind, Fiber** lanes) {
   switch (kind) {
     case Wait::shfl: {
-      std::array<float, kWarpSize> v{};
-      for (int l = 0; l < kWarpSize; ++l) v[l] = lanes[l] ? lanes[l]->value : 0.0f;
+      const int wave = shape_.wave_size;
+      WaveFloats v{};
+      for (int l = 0; l < wave; ++l) v[l] = lanes[l] ? lanes[l]->value : 0.0f;
       // A source lane outside the mask is undefined in CUDA; the lead's lane mask is shared by all.
       int lane_mask = 0;
-      for (int l = 0; l < kWarpSize; ++l)
+      for (int l = 0; l < wave; ++l)
         if (lanes[l]) lane_mask = lanes[l]->lane_mask;
-      const std::array<float, kWarpSize> out = shfl_xor(v, lane_mask);
-      for (int l = 0; l < kWarpSize; ++l)
+      const WaveFloats out = shfl_xor(v, lane_mask, wave);
+      for (int l = 0; l < wave; ++l)
         if (lanes[l]) lanes[l]->value = out[l];
+      break;
+    }
+    case Wait::bpermute: {   // every lane of the wave is in the group (whole_wave)
+      const int wave = shape_.wave_size;
+      WaveInts addr{}, data{};
+      for (int l = 0; l < wave; ++l) addr[l] = lanes[l]->addr, data[l] = lanes[l]->data;
+      const WaveInts out = ds_bpermute(addr, data, wave);
+      for (int l = 0; l < wave; ++l) lanes[l]->data = out[l];
+      break;
+    }
+    case Wait::mfma: {
+      if (shape_.wave_size != kMaxWaveSize) {
+        abort("v_mfma_f32_32x32x8 needs a 64-lane wavefront, the launch has " + std::to_string(shape_.wave_size));
+        break;
+      }
+      std::array<MfmaLane, kMaxWaveSize> frag{};
+      for (int l = 0; l < kMaxWaveSize; ++l) {
+        std::memcpy(frag[l].a.data(), lanes[l]->mfma_a, 8);
+        std::memcpy(frag[l].b.data(), lanes[l]->mfma_b, 8);
+        std::memcpy(frag[l].d.data(), lanes[l]->d, 64);
+      }
+      mfma_32x32x8(frag, module_.bf16);
+      for (int l = 0; l < kMaxWaveSize; ++l) std::memcpy(lanes[l]->d, frag[l].d.data(), 64);
       break;
     }
     case Wait::ldmatrix: {

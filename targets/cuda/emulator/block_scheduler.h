@@ -1,7 +1,8 @@
 // Runs the threads of one launch on the CPU (CUDA C++ Programming Guide:
 // thread hierarchy, __syncthreads, warp-synchronous collectives; PTX ISA
 // "cp.async" groups). One fiber (fiber_switch.h) per GPU thread, blocks one after
-// another, warps of kWarpSize lanes. A fiber runs until it reaches a barrier
+// another, warps of LaunchShape::wave_size lanes (32 for CUDA; an AMD
+// wavefront is 64 lanes on CDNA, 32 on RDNA). A fiber runs until it reaches a barrier
 // or a warp collective; a collective completes when every lane its mask names
 // has arrived at the same collective, a barrier when every thread of the
 // block has. Anything else (divergence, a thread exiting while others wait)
@@ -16,6 +17,7 @@
 #include "targets/cuda/emulator/emulator_abi.h"
 #include "targets/cuda/emulator/launch_memory.h"
 #include "targets/cuda/emulator/shared_symbols.h"
+#include "targets/cuda/emulator/warp_collectives.h"
 
 namespace tsr::cuda::emu {
 
@@ -33,6 +35,7 @@ struct KernelModule {
 struct LaunchShape {
   std::array<uint32_t, 3> grid{}, block{};
   uint32_t dynamic_shared_bytes = 0;   // cuda.shared_bytes
+  int wave_size = kWarpSize;           // lanes per warp (32) or AMD wavefront (64 or 32)
 };
 
 // The watchdog: a launch still running after `timeout_s` seconds of wall time

@@ -24,6 +24,8 @@ namespace tsr::cuda::emu {
 namespace {
 
 constexpr const char* kArtifactKind = "emulated_shared_object";
+// The lanes per warp or wavefront the module was emitted for.
+constexpr const char* kWaveSizeKey = "emulator.wave_size";
 
 std::string metadata(const Artifact& a, const std::string& key) {
   auto it = a.metadata.find(key);
@@ -85,13 +87,7 @@ class EmulatedCudaTarget final : public Target {
   }
   // The emulated kernel is a host shared object, not a cubin or PTX.
   std::string artifact_file_extension(const Artifact&) const override { return ".so"; }
-  DeviceInfo device(const std::string&) const override {
-    DeviceInfo info;
-    info.present = true;
-    info.emulated = true;
-    info.description = std::string("CPU emulator (") + kEmulatedReason + ")";
-    return info;
-  }
+  DeviceInfo device(const std::string&) const override { return emulated_device(); }
   Status run(const KernelSpec& spec, const Artifact& artifact, LaunchArgs& args) const override {
     return emulate_launch(spec, artifact, args, options_);
   }
@@ -106,15 +102,29 @@ class EmulatedCudaTarget final : public Target {
 
 }  // namespace
 
+DeviceInfo emulated_device() {
+  DeviceInfo info;
+  info.present = true;
+  info.emulated = true;
+  info.description = std::string("CPU emulator (") + kEmulatedReason + ")";
+  return info;
+}
+
 Expected<Artifact> build_emulated(const KernelSpec& spec, const std::string& arch, const std::string& source) {
+  return build_emulated_module(spec, arch, source, {"cuda", EmulatedDialect::cuda, kWarpSize, emit_kernel(spec).plan});
+}
+
+Expected<Artifact> build_emulated_module(const KernelSpec& spec, const std::string& arch, const std::string& source,
+                                         const EmulatedKind& kind) {
   const ToolchainInfo tc = emulator_clang();
   if (!tc.found) return toolchain_error("emulator unavailable: " + tc.why_unavailable);
   Expected<ScratchDir> dir = ScratchDir::create("tesserac-emu");
   if (!dir) return dir.take_error();
   const std::string prelude_path = dir->path() + "/tsr_emulation_prelude.h";
   // Memcheck reports name this file (the kernel's name; the emitted lines are its first lines).
-  const std::string src_path = dir->path() + "/" + spec.name + ".cu", so_path = dir->path() + "/kernel.so";
-  if (Status s = write_file(prelude_path, emulation_prelude()); !s.ok()) return s.take_error();
+  const std::string suffix = kind.dialect == EmulatedDialect::hip ? ".hip" : ".cu";
+  const std::string src_path = dir->path() + "/" + spec.name + suffix, so_path = dir->path() + "/kernel.so";
+  if (Status s = write_file(prelude_path, emulation_prelude(kind.dialect)); !s.ok()) return s.take_error();
   if (Status s = write_file(src_path, source + emulation_entry(spec)); !s.ok()) return s.take_error();
   std::vector<std::string> argv = {
       tc.path, "-x", "c++", "-std=c++17", "-O1", "-fPIC", "-shared", "-fno-exceptions", "-fno-rtti", "-g0",
@@ -132,14 +142,15 @@ Expected<Artifact> build_emulated(const KernelSpec& spec, const std::string& arc
   if (!bytes) return toolchain_error("emulator: clang produced no output for kernel '" + spec.name + "'");
 
   Artifact art;
-  art.target = {"cuda", arch};
+  art.target = {kind.kind, arch};
   art.kind = kArtifactKind;
   art.entry = spec.name;
   art.toolchain = "clang " + tc.version + " (emulated)";
   art.bytes = std::move(*bytes);
-  art.key = sha256_hex("tesserac-cuda-emulated-v1\n" + art.target.str() + "\n" + art.toolchain + "\n" +
+  art.key = sha256_hex("tesserac-" + kind.kind + "-emulated-v1\n" + art.target.str() + "\n" + art.toolchain + "\n" +
                        sha256_hex(source));
-  emit_kernel(spec).plan.write_metadata(art.metadata);
+  kind.plan.write_metadata(art.metadata, kind.kind);
+  art.metadata[kWaveSizeKey] = std::to_string(kind.wave_size);
   return art;
 }
 
@@ -159,16 +170,23 @@ Status emulate_launch(const KernelSpec& spec, const Artifact& artifact, LaunchAr
   bool empty = true;
   for (size_t i = 0; i < buffers.size(); ++i) empty &= buffers[i]->role != Role::output || args.payload_size(i) == 0;
   if (empty) return ok();
-  const auto grid = evaluate_geometry(metadata(artifact, "cuda.grid"), GeometryKind::grid, scalars);
-  const auto block = evaluate_geometry(metadata(artifact, "cuda.block"), GeometryKind::block, scalars);
+  const std::string prefix = artifact.target.kind + ".";
+  const auto grid = evaluate_geometry(metadata(artifact, prefix + "grid"), GeometryKind::grid, scalars);
+  const auto block = evaluate_geometry(metadata(artifact, prefix + "block"), GeometryKind::block, scalars);
   if (!grid || !block)
     return invalid_input("emulator: launch geometry of '" + spec.name + "': " +
                          (grid ? block.error() : grid.error()).message());
-  const std::optional<uint64_t> dynamic_shared = parse_decimal_u64(metadata(artifact, "cuda.shared_bytes"));
+  const std::optional<uint64_t> dynamic_shared = parse_decimal_u64(metadata(artifact, prefix + "shared_bytes"));
   if (!dynamic_shared || *dynamic_shared > kMaxDynamicSharedBytes)
-    return invalid_input("emulator: cuda.shared_bytes of '" + spec.name + "' is '" +
-                         metadata(artifact, "cuda.shared_bytes") + "' (expected 0.." +
+    return invalid_input("emulator: " + prefix + "shared_bytes of '" + spec.name + "' is '" +
+                         metadata(artifact, prefix + "shared_bytes") + "' (expected 0.." +
                          std::to_string(kMaxDynamicSharedBytes) + " bytes)");
+  // Absent on modules built before wave sizes were recorded: the CUDA warp.
+  const std::string wave_text = metadata(artifact, kWaveSizeKey);
+  const int wave = wave_text == "64" ? 64 : 32;
+  if (!wave_text.empty() && wave_text != "64" && wave_text != "32")
+    return invalid_input("emulator: " + std::string(kWaveSizeKey) + " of '" + spec.name + "' is '" + wave_text +
+                         "' (expected 32 or 64)");
   Expected<double> timeout = launch_timeout_s(options);
   if (!timeout) return timeout.take_error();
 
@@ -182,7 +200,7 @@ Status emulate_launch(const KernelSpec& spec, const Artifact& artifact, LaunchAr
 
   LoadedModule loaded;
   if (Status s = loaded.load(artifact, spec.dtype == DType::bf16); !s.ok()) return s;
-  const LaunchShape shape{*grid, *block, static_cast<uint32_t>(*dynamic_shared)};
+  const LaunchShape shape{*grid, *block, static_cast<uint32_t>(*dynamic_shared), wave};
   const std::string report = run_grid(loaded.module(), shape, params.data(), globals, {*timeout});
   if (!report.empty()) return invalid_input("emulator: " + report);
   return ok();
@@ -194,13 +212,17 @@ std::unique_ptr<Target> make_emulated_cuda_target(const EmulatorOptions& options
 
 EmulatedReport emulate_oracle(const KernelSpec& spec, const std::string& arch, const std::string& source,
                               const OracleOptions& options, const EmulatorOptions& emulator) {
+  return emulate_oracle(*make_emulated_cuda_target(emulator), spec, arch, source, options);
+}
+
+EmulatedReport emulate_oracle(const Target& emulated, const KernelSpec& spec, const std::string& arch,
+                              const std::string& source, const OracleOptions& options) {
   EmulatedReport r;
-  const std::unique_ptr<Target> target = make_emulated_cuda_target(emulator);
-  Expected<Artifact> art = target->compile(spec, arch, source);
+  Expected<Artifact> art = emulated.compile(spec, arch, source);
   if (!art) {
     r.oracle = not_run(art.error().message(), spec, options.seed);
   } else {
-    r.oracle = run_oracle(spec, *target, *art, options);
+    r.oracle = run_oracle(spec, emulated, *art, options);
     r.toolchain = art->toolchain;
   }
   r.evidence = verdict_name(r.oracle.verdict);

@@ -9,7 +9,9 @@
 
 #include "oracle/oracle.h"
 #include "spec/kernel_spec.h"
+#include "targets/cuda/cuda_emit_common.h"
 #include "targets/cuda/emulator/emulator_options.h"
+#include "targets/cuda/emulator/emulator_prelude.h"
 #include "targets/target.h"
 
 namespace tsr::cuda::emu {
@@ -20,12 +22,28 @@ namespace tsr::cuda::emu {
 // cuda.block, cuda.shared_bytes).
 Expected<Artifact> build_emulated(const KernelSpec& spec, const std::string& arch, const std::string& source);
 
+// What the emulator needs from the target that emitted a source: the target
+// kind (the artifact's, and the metadata prefix: <kind>.grid, <kind>.block,
+// <kind>.shared_bytes), the language, the lanes per warp or wavefront, and
+// the launch plan the emitter wrote the source for.
+struct EmulatedKind {
+  std::string kind;
+  EmulatedDialect dialect = EmulatedDialect::cuda;
+  int wave_size = 32;
+  LaunchPlan plan;
+};
+Expected<Artifact> build_emulated_module(const KernelSpec& spec, const std::string& arch, const std::string& source,
+                                         const EmulatedKind& kind);
+
 // One launch on the CPU, geometry from the artifact's metadata; outputs are
 // written back into `args`. Memcheck, racecheck, divergence, barrier, watchdog and cp.async errors
 // fail the launch with a message that lists them (the first few, and a count).
 // cuda.shared_bytes > 0 is the block's dynamic shared region (tsr_dynamic_shared()).
 Status emulate_launch(const KernelSpec& spec, const Artifact& artifact, LaunchArgs& args,
                       const EmulatorOptions& options = {});
+
+// The device of every emulated target: present, DeviceInfo::emulated.
+DeviceInfo emulated_device();
 
 // A Target whose runner is the emulator, so the oracle (trials, guard zones,
 // reference, determinism) runs emulated artifacts exactly as it runs devices.
@@ -42,5 +60,9 @@ struct EmulatedReport {
 };
 EmulatedReport emulate_oracle(const KernelSpec& spec, const std::string& arch, const std::string& source,
                               const OracleOptions& options = {}, const EmulatorOptions& emulator = {});
+// The same over any emulated target (make_emulated_cuda_target,
+// hip::make_emulated_hip_target, Target::make_emulated).
+EmulatedReport emulate_oracle(const Target& emulated, const KernelSpec& spec, const std::string& arch,
+                              const std::string& source, const OracleOptions& options = {});
 
 }  // namespace tsr::cuda::emu

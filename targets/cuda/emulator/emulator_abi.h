@@ -12,6 +12,7 @@
   /* tsr_emu_regs before it resumes a thread.                             */                        \
   struct tsr_emu_thread_regs {                                                                        \
     tsr_emu_dim3 thread_idx, block_idx, block_dim, grid_dim;                                          \
+    unsigned lane; /* in the warp or wavefront */                                                     \
   };                                                                                                  \
   /* Everything that needs the scheduler or the launch's buffers. Checks  */                        \
   /* return 0 when the access must not happen (an error was recorded).    */                        \
@@ -34,6 +35,9 @@
     /* value); stops the launch, never returns.                          */                        \
     void (*index_out_of_bounds)(const void* ubsan_data, unsigned long long index);                    \
     void* (*dynamic_shared)(void);                                                                    \
+    /* AMD wavefront collectives (hip): ds_bpermute_b32, v_mfma_f32_32x32x8 */                        \
+    int (*ds_bpermute)(int addr, int data);                                                           \
+    void (*mfma_32x32x8)(float* d, const void* a, const void* b, int bf16);                           \
   };
 
 TSR_EMU_ABI_DECLARATIONS

@@ -12,6 +12,7 @@ namespace {
 
 const char* kKeywords = R"(// Emulation prelude (tesserac CPU emulator): CUDA C++ as host C++.
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 #define __global__
 #define __device__
@@ -27,10 +28,6 @@ extern "C" {
 tsr_emu_thread_regs* tsr_emu_regs;   // set by the emulator before a thread runs
 const tsr_emu_api* tsr_emu;          // set once per launch
 }
-#define threadIdx (tsr_emu_regs->thread_idx)
-#define blockIdx (tsr_emu_regs->block_idx)
-#define blockDim (tsr_emu_regs->block_dim)
-#define gridDim (tsr_emu_regs->grid_dim)
 inline float __uint_as_float(unsigned u) { float f; memcpy(&f, &u, 4); return f; }
 inline float __int_as_float(int i) { float f; memcpy(&f, &i, 4); return f; }
 inline unsigned __float_as_uint(float f) { unsigned u; memcpy(&u, &f, 4); return u; }
@@ -60,19 +57,8 @@ inline void tsr_stg_v16(void* p, long long vi, const unsigned* w) {
 inline void tsr_stg_u32(void* p, unsigned v) {
   if (TSR_EMU->check_global(p, 4, 1)) __atomic_store((unsigned*)p, &v, __ATOMIC_RELAXED);
 }
-inline void tsr_syncthreads() { TSR_EMU->syncthreads(); }
 inline float tsr_cvt_f16_to_f32(unsigned short h) { return TSR_EMU->f16_to_f32(h); }
 inline unsigned short tsr_cvt_f32_to_f16(float f) { return TSR_EMU->f32_to_f16(f); }
-inline unsigned short tsr_cvt_f32_to_bf16(float f) { return TSR_EMU->f32_to_bf16(f); }
-inline float tsr_shfl_xor_sync(unsigned mask, float v, int lane_mask) { return TSR_EMU->shfl_xor_sync(mask, v, lane_mask); }
-inline void tsr_cp_async16(void* smem, const void* gmem, int src_bytes) { TSR_EMU->cp_async16(smem, gmem, src_bytes); }
-inline void tsr_cp_async_commit() { TSR_EMU->cp_async_commit(); }
-inline void tsr_cp_async_wait1() { TSR_EMU->cp_async_wait_group(1); }
-inline void tsr_ldmatrix_x4(unsigned* r, const void* smem) { TSR_EMU->ldmatrix_x4(r, smem, 0); }
-inline void tsr_ldmatrix_x4_trans(unsigned* r, const void* smem) { TSR_EMU->ldmatrix_x4(r, smem, 1); }
-inline void tsr_mma_m16n8k16(float* d, const unsigned* a, const unsigned* b) {
-  TSR_EMU->mma_m16n8k16(d, a, b, TSR_EMU_MMA_BF16);
-}
 inline unsigned char* tsr_dynamic_shared() { return (unsigned char*)TSR_EMU->dynamic_shared(); }
 // ---- the sanitizer hooks, defined here instead of by a sanitizer runtime.
 // ThreadSanitizer instrumentation (LLVM ThreadSanitizer.cpp) calls
@@ -103,11 +89,73 @@ TSR_EMU_HOOK void __ubsan_handle_out_of_bounds_abort(void* data, unsigned long i
 }
 )";
 
+const char* kCudaRuntime = R"(// ---- CUDA: special registers and the primitives of targets/cuda/cuda_primitives.cc.
+#define threadIdx (tsr_emu_regs->thread_idx)
+#define blockIdx (tsr_emu_regs->block_idx)
+#define blockDim (tsr_emu_regs->block_dim)
+#define gridDim (tsr_emu_regs->grid_dim)
+inline void tsr_syncthreads() { TSR_EMU->syncthreads(); }
+inline unsigned short tsr_cvt_f32_to_bf16(float f) { return TSR_EMU->f32_to_bf16(f); }
+inline float tsr_shfl_xor_sync(unsigned mask, float v, int lane_mask) { return TSR_EMU->shfl_xor_sync(mask, v, lane_mask); }
+inline void tsr_cp_async16(void* smem, const void* gmem, int src_bytes) { TSR_EMU->cp_async16(smem, gmem, src_bytes); }
+inline void tsr_cp_async_commit() { TSR_EMU->cp_async_commit(); }
+inline void tsr_cp_async_wait1() { TSR_EMU->cp_async_wait_group(1); }
+inline void tsr_ldmatrix_x4(unsigned* r, const void* smem) { TSR_EMU->ldmatrix_x4(r, smem, 0); }
+inline void tsr_ldmatrix_x4_trans(unsigned* r, const void* smem) { TSR_EMU->ldmatrix_x4(r, smem, 1); }
+inline void tsr_mma_m16n8k16(float* d, const unsigned* a, const unsigned* b) {
+  TSR_EMU->mma_m16n8k16(d, a, b, TSR_EMU_MMA_BF16);
+}
+)";
+
+// The HIP source's hardware operations are clang AMDGPU builtins (targets/hip/
+// hip_emit_common.cc); each becomes an emulator call here, so the emitted code
+// around them (lane ids, addresses, operand packing) runs as written.
+const char* kHipRuntime = R"(// ---- HIP: the __builtin_amdgcn_* the hip emitter writes.
+#define __builtin_amdgcn_workitem_id_x() (tsr_emu_regs->thread_idx.x)
+#define __builtin_amdgcn_workitem_id_y() (tsr_emu_regs->thread_idx.y)
+#define __builtin_amdgcn_workitem_id_z() (tsr_emu_regs->thread_idx.z)
+#define __builtin_amdgcn_workgroup_id_x() (tsr_emu_regs->block_idx.x)
+#define __builtin_amdgcn_workgroup_id_y() (tsr_emu_regs->block_idx.y)
+#define __builtin_amdgcn_workgroup_id_z() (tsr_emu_regs->block_idx.z)
+#define __builtin_amdgcn_workgroup_size_x() ((unsigned short)tsr_emu_regs->block_dim.x)
+#define __builtin_amdgcn_workgroup_size_y() ((unsigned short)tsr_emu_regs->block_dim.y)
+#define __builtin_amdgcn_workgroup_size_z() ((unsigned short)tsr_emu_regs->block_dim.z)
+// The dispatch packet's grid size is in work-items.
+#define __builtin_amdgcn_grid_size_x() (tsr_emu_regs->grid_dim.x * tsr_emu_regs->block_dim.x)
+#define __builtin_amdgcn_grid_size_y() (tsr_emu_regs->grid_dim.y * tsr_emu_regs->block_dim.y)
+#define __builtin_amdgcn_grid_size_z() (tsr_emu_regs->grid_dim.z * tsr_emu_regs->block_dim.z)
+#define __builtin_amdgcn_s_barrier() (TSR_EMU->syncthreads())
+// Fences order nothing here: the emulator runs one thread at a time in program order.
+#define __builtin_amdgcn_fence(order, scope) ((void)0)
+// v_mbcnt_lo/hi: acc plus the set bits of mask among the lanes below this one (lo: lanes 0-31, hi: 32-63).
+inline unsigned tsr_emu_mbcnt(unsigned mask, unsigned acc, unsigned first) {
+  const unsigned lane = tsr_emu_regs->lane;
+  const unsigned below = lane <= first ? 0u : lane - first >= 32 ? ~0u : (1u << (lane - first)) - 1u;
+  return acc + (unsigned)__builtin_popcount(mask & below);
+}
+#define __builtin_amdgcn_mbcnt_lo(mask, acc) tsr_emu_mbcnt((mask), (acc), 0)
+#define __builtin_amdgcn_mbcnt_hi(mask, acc) tsr_emu_mbcnt((mask), (acc), 32)
+#define __builtin_amdgcn_ds_bpermute(addr, data) (TSR_EMU->ds_bpermute((addr), (data)))
+// The f16 MFMA operands are bits here (no host _Float16 in clang 14).
+typedef unsigned short tsr_half4 __attribute__((ext_vector_type(4)));
+typedef float tsr_emu_float16 __attribute__((ext_vector_type(16)));
+template <class V> inline tsr_emu_float16 tsr_emu_mfma(V a, V b, tsr_emu_float16 c, int bf16) {
+  static_assert(sizeof(V) == 8, "four 16-bit operands per lane");
+  float d[16];
+  memcpy(d, &c, 64);
+  TSR_EMU->mfma_32x32x8(d, &a, &b, bf16);
+  memcpy(&c, d, 64);
+  return c;
+}
+#define __builtin_amdgcn_mfma_f32_32x32x8bf16_1k(a, b, c, cbsz, abid, blgp) tsr_emu_mfma((a), (b), (c), 1)
+#define __builtin_amdgcn_mfma_f32_32x32x8f16(a, b, c, cbsz, abid, blgp) tsr_emu_mfma((a), (b), (c), 0)
+)";
+
 }  // namespace
 
-std::string emulation_prelude() {
+std::string emulation_prelude(EmulatedDialect dialect) {
   return std::string(kKeywords) + "extern \"C\" {\n" + TSR_EMU_STRINGIFY(TSR_EMU_ABI_DECLARATIONS) + "\n}\n" +
-         kRuntime;
+         kRuntime + (dialect == EmulatedDialect::hip ? kHipRuntime : kCudaRuntime);
 }
 
 std::vector<std::string> emulation_check_flags() {

@@ -13,8 +13,13 @@
 
 namespace tsr::cuda::emu {
 
-// The header text (CUDA keywords, special registers, primitives).
-std::string emulation_prelude();
+// Which emitted language the module is: the cuda target's CUDA C++ (its
+// primitives become emulator calls) or the hip target's HIP C++ (its
+// __builtin_amdgcn_* become emulator calls).
+enum class EmulatedDialect { cuda, hip };
+
+// The header text (keywords, special registers, primitives).
+std::string emulation_prelude(EmulatedDialect dialect = EmulatedDialect::cuda);
 
 // Appended after the emitted source: `tsr_emu_entry(void* const* args)` calls
 // the kernel with the ABI's buffers and scalars, and `tsr_emu_shared_range`

@@ -1,3 +1,4 @@
+// ds_bpermute and MFMA: AMD CDNA2 ISA (warp_collectives.h).
 // Fragment layouts from the PTX ISA 8.x: "Warp-level matrix load instruction:
 // ldmatrix" (lane l holds row l/4, columns 2(l%4) and 2(l%4)+1 of each 8x8
 // matrix; .trans delivers the transpose) and "Matrix Fragments for
@@ -8,12 +9,18 @@
 
 namespace tsr::cuda::emu {
 
-std::array<float, kWarpSize> shfl_xor(const std::array<float, kWarpSize>& v, int lane_mask) {
-  std::array<float, kWarpSize> out{};
-  for (int l = 0; l < kWarpSize; ++l) {
+WaveFloats shfl_xor(const WaveFloats& v, int lane_mask, int wave) {
+  WaveFloats out{};
+  for (int l = 0; l < wave; ++l) {
     const int src = l ^ lane_mask;
-    out[l] = src >= 0 && src < kWarpSize ? v[src] : v[l];
+    out[l] = src >= 0 && src < wave ? v[src] : v[l];
   }
+  return out;
+}
+
+WaveInts ds_bpermute(const WaveInts& addr, const WaveInts& data, int wave) {
+  WaveInts out{};
+  for (int l = 0; l < wave; ++l) out[l] = data[(static_cast<uint32_t>(addr[l]) >> 2) & static_cast<uint32_t>(wave - 1)];
   return out;
 }
 
@@ -34,9 +41,10 @@ std::array<std::array<uint32_t, 4>, kWarpSize> ldmatrix_x4(const LdmatrixRows& r
 
 namespace {
 
+double element(uint16_t h, bool bf16) { return bf16 ? bf16_to_f32(h) : f16_to_f32(h); }
+
 double element(uint32_t reg, int half, bool bf16) {
-  const uint16_t h = static_cast<uint16_t>(half ? reg >> 16 : reg & 0xffffu);
-  return bf16 ? bf16_to_f32(h) : f16_to_f32(h);
+  return element(static_cast<uint16_t>(half ? reg >> 16 : reg & 0xffffu), bf16);
 }
 
 }  // namespace
@@ -69,6 +77,25 @@ void mma_m16n8k16(std::array<MmaLane, kWarpSize>& lanes, bool bf16) {
       lanes[l].d[r] = static_cast<float>(sum);
     }
   }
+}
+
+void mfma_32x32x8(std::array<MfmaLane, kMaxWaveSize>& lanes, bool bf16) {
+  double A[32][8], B[8][32], C[32][32];
+  auto c_row = [](int l, int r) { return 8 * (r / 4) + 4 * (l / 32) + r % 4; };
+  for (int l = 0; l < kMaxWaveSize; ++l) {
+    for (int j = 0; j < 4; ++j) {
+      A[l % 32][4 * (l / 32) + j] = element(lanes[l].a[j], bf16);
+      B[4 * (l / 32) + j][l % 32] = element(lanes[l].b[j], bf16);
+    }
+    for (int r = 0; r < 16; ++r) C[c_row(l, r)][l % 32] = lanes[l].d[r];
+  }
+  for (int l = 0; l < kMaxWaveSize; ++l)
+    for (int r = 0; r < 16; ++r) {
+      const int row = c_row(l, r), col = l % 32;
+      double sum = C[row][col];
+      for (int k = 0; k < 8; ++k) sum += A[row][k] * B[k][col];
+      lanes[l].d[r] = static_cast<float>(sum);
+    }
 }
 
 }  // namespace tsr::cuda::emu

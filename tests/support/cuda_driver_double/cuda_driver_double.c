@@ -9,14 +9,10 @@
  * Control interface: cuda_driver_double.h; overview: README.md. */
 #include "cuda_driver_double.h"
 
-#include <pthread.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <unistd.h>
 
-#define EXPORT __attribute__((visibility("default")))
+#define DOUBLE_CALL cudadouble_call
+#include "../gpu_double_common.h"
 
 typedef int CUresult;
 enum {
@@ -32,35 +28,20 @@ typedef struct module {
   char entry[64];
   function fn;
 } module;
-typedef struct allocation { uint8_t* p; size_t bytes; } allocation;
-typedef struct rule { char function[40]; int result, skip, times; } rule;
-
-static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static int initialized, device_count, device_cc[CUDADOUBLE_MAX_DEVICES];
 static context contexts[CUDADOUBLE_MAX_DEVICES];
 static module modules[256];
 static int module_count;
-static allocation allocations[256];
-static rule rules[16];
-static int rule_count;
-static unsigned load_delay_us;
-static cudadouble_call* log_calls;
-static size_t log_size, log_capacity;
 static _Thread_local int stack[16];
 static _Thread_local int depth;
 
 /* ---- control interface ---------------------------------------------------- */
 EXPORT void cudadouble_reset(void) {
   pthread_mutex_lock(&lock);
-  for (size_t i = 0; i < sizeof allocations / sizeof *allocations; ++i) free(allocations[i].p);
-  memset(allocations, 0, sizeof allocations);
+  common_reset();
   memset(modules, 0, sizeof modules);
   memset(contexts, 0, sizeof contexts);
-  module_count = rule_count = initialized = device_count = 0;
-  __atomic_store_n(&load_delay_us, 0, __ATOMIC_RELAXED);
-  free(log_calls);
-  log_calls = NULL;
-  log_size = log_capacity = 0;
+  module_count = initialized = device_count = 0;
   depth = 0;
   pthread_mutex_unlock(&lock);
 }
@@ -75,17 +56,7 @@ EXPORT void cudadouble_set_devices(int count, const int* cc) {
   pthread_mutex_unlock(&lock);
 }
 
-EXPORT void cudadouble_fail(const char* fn, int result, int skip, int times) {
-  pthread_mutex_lock(&lock);
-  if (rule_count < (int)(sizeof rules / sizeof *rules)) {
-    rule* r = &rules[rule_count++];
-    snprintf(r->function, sizeof r->function, "%s", fn);
-    r->result = result;
-    r->skip = skip;
-    r->times = times;
-  }
-  pthread_mutex_unlock(&lock);
-}
+EXPORT void cudadouble_fail(const char* fn, int result, int skip, int times) { common_fail(fn, result, skip, times); }
 
 EXPORT void cudadouble_set_load_delay(unsigned us) { __atomic_store_n(&load_delay_us, us, __ATOMIC_RELAXED); }
 
@@ -96,75 +67,22 @@ EXPORT size_t cudadouble_call_count(void) {
   return n;
 }
 
-EXPORT int cudadouble_call_at(size_t i, cudadouble_call* out) {
-  pthread_mutex_lock(&lock);
-  int ok = i < log_size;
-  if (ok) *out = log_calls[i];
-  pthread_mutex_unlock(&lock);
-  return ok;
-}
+EXPORT int cudadouble_call_at(size_t i, cudadouble_call* out) { return common_call_at(i, out); }
 
 EXPORT int cudadouble_context_depth(void) { return depth; }
 
 /* ---- recording, failures, state (all under lock) --------------------------- */
 static int current_device(void) { return depth ? stack[depth - 1] : -1; }
 
-static cudadouble_call* record(const char* fn, int nargs, const unsigned long long* args) {
-  if (log_size == log_capacity) {
-    size_t cap = log_capacity ? log_capacity * 2 : 64;
-    cudadouble_call* grown = (cudadouble_call*)realloc(log_calls, cap * sizeof *grown);
-    if (!grown) abort();
-    log_calls = grown;
-    log_capacity = cap;
-  }
-  cudadouble_call* c = &log_calls[log_size++];
-  memset(c, 0, sizeof *c);
-  snprintf(c->function, sizeof c->function, "%s", fn);
-  c->device = current_device();
-  c->arg_count = nargs;
-  memcpy(c->args, args, (size_t)nargs * sizeof *args);
-  return c;
-}
-
-/* The injected result for this call of fn, or 0. */
-static CUresult injected(const char* fn) {
-  for (int i = 0; i < rule_count; ++i) {
-    rule* r = &rules[i];
-    if (strcmp(r->function, fn) != 0 || r->times == 0) continue;
-    if (r->skip > 0) {
-      --r->skip;
-      continue;
-    }
-    if (r->times > 0) --r->times;
-    return r->result;
-  }
-  return OK;
-}
-
-#define U(x) ((unsigned long long)(uintptr_t)(x))
 /* Enter: lock, record the call, apply an injected failure or the common checks. */
 #define ENTER(name, needs_context, ...)                                               \
   const unsigned long long call_args[] = {__VA_ARGS__};                              \
   pthread_mutex_lock(&lock);                                                         \
-  cudadouble_call* call = record(name, sizeof call_args / sizeof *call_args, call_args); \
+  cudadouble_call* call = record(name, sizeof call_args / sizeof *call_args, call_args, current_device()); \
   CUresult rc = injected(name);                                                      \
   if (!rc && !initialized && strcmp(name, "cuInit") != 0) rc = NOT_INITIALIZED;      \
   if (!rc && (needs_context) && current_device() < 0) rc = INVALID_CONTEXT;          \
   if (rc) return leave(call, rc)
-
-static CUresult leave(cudadouble_call* call, CUresult rc) {
-  call->result = rc;
-  pthread_mutex_unlock(&lock);
-  return rc;
-}
-
-static allocation* find_allocation(uint64_t address, size_t bytes) {
-  for (size_t i = 0; i < sizeof allocations / sizeof *allocations; ++i) {
-    allocation* a = &allocations[i];
-    if (a->p && address >= U(a->p) && bytes <= a->bytes && address - U(a->p) <= a->bytes - bytes) return a;
-  }
-  return NULL;
-}
 
 /* ---- the CUDA driver API subset -------------------------------------------- */
 EXPORT CUresult cuInit(unsigned flags) {
@@ -248,15 +166,6 @@ EXPORT CUresult cuStreamSynchronize(void* stream) {
 }
 
 /* Images are text: "tsr-cuda-double kind=cubin|ptx arch=NN params=N [op=add] [entry=NAME]". */
-static int field(const char* line, const char* key, char* out, size_t size) {
-  const char* p = strstr(line, key);
-  if (!p) return 0;
-  p += strlen(key);
-  size_t n = strcspn(p, " \n");
-  snprintf(out, size, "%.*s", (int)n, p);
-  return 1;
-}
-
 EXPORT CUresult cuModuleLoadData(void** out, const void* image) {
   unsigned delay = __atomic_load_n(&load_delay_us, __ATOMIC_RELAXED);
   if (delay) usleep(delay);   /* outside the lock: racing loads overlap here */
@@ -320,16 +229,11 @@ EXPORT CUresult cuFuncSetAttribute(void* fn, int attribute, int value) {
 EXPORT CUresult cuMemAlloc_v2(unsigned long long* out, size_t bytes) {
   ENTER("cuMemAlloc_v2", 1, U(out), bytes);
   if (bytes == 0) return leave(call, INVALID_VALUE);
-  for (size_t i = 0; i < sizeof allocations / sizeof *allocations; ++i)
-    if (!allocations[i].p) {
-      allocations[i].p = (uint8_t*)aligned_alloc(256, (bytes + 255) / 256 * 256);
-      if (!allocations[i].p) return leave(call, OUT_OF_MEMORY);
-      allocations[i].bytes = bytes;
-      *out = U(allocations[i].p);
-      call->args[0] = *out;
-      return leave(call, OK);
-    }
-  return leave(call, OUT_OF_MEMORY);
+  uint8_t* p = allocate(bytes);
+  if (!p) return leave(call, OUT_OF_MEMORY);
+  *out = U(p);
+  call->args[0] = *out;
+  return leave(call, OK);
 }
 
 EXPORT CUresult cuMemFree_v2(unsigned long long address) {
@@ -353,18 +257,6 @@ EXPORT CUresult cuMemcpyDtoH_v2(void* dst, unsigned long long src, size_t bytes)
   if (!find_allocation(src, bytes)) return leave(call, INVALID_VALUE);
   memcpy(dst, (const void*)(uintptr_t)src, bytes);
   return leave(call, OK);
-}
-
-/* op=add: out[i] = in0[i] + in1[i] over n f32 elements, parameters (in0, in1, out, n). */
-static void emulate_add(const unsigned long long* p) {
-  uint64_t n = p[3];
-  if (n > (1u << 28) || !find_allocation(p[0], n * 4) || !find_allocation(p[1], n * 4) ||
-      !find_allocation(p[2], n * 4))
-    return;   /* not this double's memory (a device-pointer test's made-up addresses) */
-  const float* a = (const float*)(uintptr_t)p[0];
-  const float* b = (const float*)(uintptr_t)p[1];
-  float* o = (float*)(uintptr_t)p[2];
-  for (uint64_t i = 0; i < n; ++i) o[i] = a[i] + b[i];
 }
 
 EXPORT CUresult cuLaunchKernel(void* fn, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,

@@ -13,7 +13,7 @@
 #include "tsr_workspace.h"
 
 #define TSR_MAJOR 2
-#define TSR_MINOR 1
+#define TSR_MINOR 2
 #define TSR_HEADER_SIZE_V1 128u
 #define TSR_KERN_RECORD 56u
 #define TSR_BIND_RECORD 24u

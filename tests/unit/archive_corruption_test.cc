@@ -330,7 +330,7 @@ TEST(ArchiveCorruption, Format1ArchiveFileIsRefusedNamingBothVersions) {
   std::filesystem::remove_all(dir);
 }
 
-// A 2.2 file (a minor version after this reader's 2.1): longer header, an
+// A 2.3 file (a minor version after this reader's 2.2): longer header, an
 // unknown section; blobs stay where they were.
 TEST(ArchiveCorruption, MinorAdditionsAreTolerated) {
   const std::vector<uint8_t>& good = sample_bytes();

@@ -72,7 +72,7 @@ TEST(ArchiveVerdictKinds, InspectNamesPassEmulated) {
   Expected<std::string> json = inspect_json(serialize(contents_with_every_verdict_kind()));
   ASSERT_TRUE(json.ok()) << json.error().message();
   EXPECT_NE(json->find("\"verdict\": \"PASS_EMULATED\""), std::string::npos) << *json;
-  EXPECT_NE(json->find("\"format\": \"2.1\""), std::string::npos);
+  EXPECT_NE(json->find("\"format\": \"2.2\""), std::string::npos);
 }
 
 // A newer minor version's verdict number: shown as unknown with its number by

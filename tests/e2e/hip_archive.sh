@@ -62,7 +62,7 @@ echo "kernel.hip:3:1: error: injected failure" >&2
 exit 1
 SH
 chmod +x fake-clang
-known="x86:v2, x86:v3, x86:v4, x86:v4+amx, cuda:sm_80, cuda:sm_86, cuda:sm_89, cuda:sm_90, cuda:sm_100, cuda:sm_120, cuda:ptx, hip:gfx90a, hip:gfx940, hip:gfx1030, hip:gfx1100"
+known="x86:v2, x86:v3, x86:v4, x86:v4+amx, cuda:sm_80, cuda:sm_86, cuda:sm_89, cuda:sm_90, cuda:sm_100, cuda:sm_120, cuda:ptx, hip:gfx90a, hip:gfx940, hip:gfx1030, hip:gfx1100, xdna:npu1, xdna:npu4"
 expect "gfx942 is refused naming the toolchain" 2 \
   "tesserac: error: unknown target 'hip:gfx942' (known: $known): architecture gfx942 cannot be built by the installed toolchain (Debian clang version 15.0.6): gfx942 needs LLVM/clang >= 17 (ROCm >= 5.7 / 6.x) (supported: gfx90a, gfx940, gfx1030, gfx1100)" \
   env TESSERAC_HIP_CLANG="$PWD/fake-clang" "$tesserac" build ew_add_f32.yaml -t hip:gfx942 -o x.tfat

@@ -33,11 +33,11 @@ std::vector<uint8_t> serialize(const ArchiveContents& c) {
   return bytes.ok() ? *bytes : std::vector<uint8_t>{};
 }
 
-TEST(ArchiveVerdictKinds, WriterWritesFormat21) {
+TEST(ArchiveVerdictKinds, WriterWritesFormat22) {
   const std::vector<uint8_t> bytes = serialize(contents_with_every_verdict_kind());
   ASSERT_GE(bytes.size(), 12u);
   EXPECT_EQ(testing::le(bytes, 8, 2), 2u);    // major
-  EXPECT_EQ(testing::le(bytes, 10, 2), 1u);   // minor: verdict 3 and RCPT
+  EXPECT_EQ(testing::le(bytes, 10, 2), 2u);   // minor: verdict 3 and RCPT (2.1), hip and xdna variants (2.2)
 }
 
 TEST(ArchiveVerdictKinds, StubReportsEachKindByItsPinnedNumber) {

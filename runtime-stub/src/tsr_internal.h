@@ -1,5 +1,5 @@
 /* Internal declarations of the runtime stub. The on-disk layout these
- * structures mirror is docs/archive-format.md (format 2.1). */
+ * structures mirror is docs/archive-format.md (format 2.2). */
 #ifndef TSR_INTERNAL_H
 #define TSR_INTERNAL_H
 

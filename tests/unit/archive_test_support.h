@@ -153,6 +153,15 @@ inline ArchiveContents sample_contents() {
   return c;
 }
 
+// vadd with the given variants only and no verdicts (the GPU test doubles' archives).
+inline ArchiveContents vadd_with_only(std::vector<Artifact> variants) {
+  ArchiveContents c = sample_contents();
+  c.kernels.resize(1);   // vadd
+  c.kernels[0].variants = std::move(variants);
+  c.kernels[0].verdicts.clear();
+  return c;
+}
+
 // A receipt bound to `kernel`'s variant `target` (its blob's SHA-256); the
 // stub never parses the text, so any UTF-8 does.
 inline ArchiveReceipt receipt_for(const ArchiveKernel& kernel, const TargetName& target, const std::string& text) {

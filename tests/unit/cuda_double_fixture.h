@@ -109,15 +109,6 @@ inline Artifact double_ptx(int compute, const std::string& target_arch = "ptx") 
   return double_variant("ptx", compute, target_arch);
 }
 
-// vadd (f32 in0[n], in1[n] -> out[n]) with the given variants only.
-inline ArchiveContents cuda_vadd(std::vector<Artifact> variants) {
-  ArchiveContents c = sample_contents();
-  c.kernels.resize(1);   // vadd
-  c.kernels[0].variants = std::move(variants);
-  c.kernels[0].verdicts.clear();
-  return c;
-}
-
 }  // namespace tsr::testing
 
 namespace tsr {

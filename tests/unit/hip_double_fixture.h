@@ -102,15 +102,6 @@ inline Artifact hip_double_variant(const std::string& arch, const std::string& t
   return a;
 }
 
-// vadd (f32 in0[n], in1[n] -> out[n]) with the given variants only.
-inline ArchiveContents hip_vadd(std::vector<Artifact> variants) {
-  ArchiveContents c = sample_contents();
-  c.kernels.resize(1);   // vadd
-  c.kernels[0].variants = std::move(variants);
-  c.kernels[0].verdicts.clear();
-  return c;
-}
-
 }  // namespace tsr::testing
 
 namespace tsr {

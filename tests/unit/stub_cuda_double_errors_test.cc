@@ -84,7 +84,7 @@ TEST_F(StubCudaDouble, LoadErrorsMapToTheirStatus) {
     driver.restart();   // fresh per case
     driver.devices({90});
     driver.fail(c.function, c.result);
-    OpenedArchive a(testing::cuda_vadd({testing::double_variant("cubin", 90, "sm_90", 65536)}));
+    OpenedArchive a(testing::vadd_with_only({testing::double_variant("cubin", 90, "sm_90", 65536)}));
     tsr_select_options cuda{"cuda", 0, nullptr, 0};
     tsr_kernel* k = nullptr;
     EXPECT_EQ(tsr_kernel_load(a.archive, "vadd", &cuda, &k), c.status) << c.function << " " << c.result;
@@ -103,7 +103,7 @@ TEST_F(StubCudaDouble, DriverInitErrorsMeanNoDevice) {
     driver_.restart();
     driver_.devices({90});
     driver_.fail("cuInit", code);
-    OpenedArchive a(testing::cuda_vadd({testing::double_cubin(90)}));
+    OpenedArchive a(testing::vadd_with_only({testing::double_cubin(90)}));
     tsr_select_options cuda{"cuda", 0, nullptr, 0};
     tsr_selection sel{};
     EXPECT_EQ(tsr_kernel_select(a.archive, 0, &cuda, &sel), TSR_ERROR_NO_DEVICE) << code;
@@ -153,7 +153,7 @@ TEST_F(StubCudaDouble, LaunchErrorsMapToTheirStatus) {
        "cuCtxPushCurrent failed on CUDA device 0: CUDA_ERROR_INVALID_CONTEXT (201)"},
   };
   driver_.devices({90});
-  OpenedArchive a(testing::cuda_vadd({testing::double_cubin(90)}));
+  OpenedArchive a(testing::vadd_with_only({testing::double_cubin(90)}));
   tsr_kernel* k = load(a);
   ASSERT_NE(k, nullptr);
   Buffers b;
@@ -205,7 +205,7 @@ TEST_F(StubCudaDouble, LaunchErrorsMapToTheirStatus) {
 TEST_F(StubCudaDouble, FailedDeviceLoadIsRetried) {
   driver_.devices({90, 90});
   driver_.fail("cuModuleLoadData", 2, 1, 1);   // the load on device 1 fails once
-  OpenedArchive a(testing::cuda_vadd({testing::double_cubin(90)}));
+  OpenedArchive a(testing::vadd_with_only({testing::double_cubin(90)}));
   tsr_kernel* k = load(a);
   ASSERT_NE(k, nullptr);
   Buffers b;

@@ -33,7 +33,7 @@ struct DeviceArgs {
 
 TEST_F(StubCudaDouble, DevicePointersAndStreamReachTheLaunchUnchanged) {
   driver_.devices({90});
-  OpenedArchive a(testing::cuda_vadd({testing::double_cubin(90)}));
+  OpenedArchive a(testing::vadd_with_only({testing::double_cubin(90)}));
   tsr_kernel* k = load(a);
   DeviceArgs args(1000);
   void* stream = reinterpret_cast<void*>(0x5ca1ab1e0ull);
@@ -63,7 +63,7 @@ TEST_F(StubCudaDouble, DevicePointersAndStreamReachTheLaunchUnchanged) {
 
 TEST_F(StubCudaDouble, DeviceLaunchesNeverCopyOrSynchronize) {
   driver_.devices({80, 90});
-  OpenedArchive a(testing::cuda_vadd({testing::double_cubin(90), testing::double_ptx(80)}));
+  OpenedArchive a(testing::vadd_with_only({testing::double_cubin(90), testing::double_ptx(80)}));
   tsr_kernel* k = load(a);
   for (int64_t n : {1, 7, 256, 257, 100000}) {
     DeviceArgs args(n);
@@ -86,7 +86,7 @@ TEST_F(StubCudaDouble, DeviceLaunchesNeverCopyOrSynchronize) {
 // memory, so correct outputs prove inputs went in and outputs came back.
 TEST_F(StubCudaDouble, HostLaunchCopiesLaunchesSynchronizesAndCopiesBack) {
   driver_.devices({90});
-  OpenedArchive a(testing::cuda_vadd({testing::double_cubin(90)}));
+  OpenedArchive a(testing::vadd_with_only({testing::double_cubin(90)}));
   tsr_kernel* k = load(a);
   const int64_t n = 1000;
   std::vector<float> x(n), y(n), out(n, -1.0f);
@@ -124,7 +124,7 @@ TEST_F(StubCudaDouble, HostLaunchCopiesLaunchesSynchronizesAndCopiesBack) {
 
 // A zero-byte buffer (a legal NULL) gets no allocation: address 0.
 TEST_F(StubCudaDouble, HostLaunchPassesZeroByteBuffersAsAddressZero) {
-  ArchiveContents c = testing::cuda_vadd({testing::double_cubin(90)});
+  ArchiveContents c = testing::vadd_with_only({testing::double_cubin(90)});
   // in1 gets a static zero extent; out and in0 keep n.
   c.kernels[0].abi.bindings[1].shape = {Dim{0, ""}};
   driver_.devices({90});
@@ -143,7 +143,7 @@ TEST_F(StubCudaDouble, HostLaunchPassesZeroByteBuffersAsAddressZero) {
 
 TEST_F(StubCudaDouble, EmptyProblemsLaunchNothing) {
   driver_.devices({90});
-  OpenedArchive a(testing::cuda_vadd({testing::double_cubin(90)}));
+  OpenedArchive a(testing::vadd_with_only({testing::double_cubin(90)}));
   tsr_kernel* k = load(a);
   DeviceArgs args(0);
   for (auto& b : args.buffers) b.ptr = 0;   // zero bytes: no address needed
@@ -163,7 +163,7 @@ TEST_F(StubCudaDouble, MaxDynamicSharedMemorySetOnceWhenNeeded) {
   driver_.devices({90, 90});
   for (int64_t shared : {0, 1024, 49152, 49153, 100000, 232448}) {
     const size_t seen_set = driver_.count("cuFuncSetAttribute"), seen_launch = driver_.count("cuLaunchKernel");
-    OpenedArchive a(testing::cuda_vadd({testing::double_variant("cubin", 90, "sm_90", shared)}));
+    OpenedArchive a(testing::vadd_with_only({testing::double_variant("cubin", 90, "sm_90", shared)}));
     tsr_kernel* k = load(a);
     DeviceArgs args(512);
     for (int i = 0; i < 3; ++i)
@@ -189,7 +189,7 @@ TEST_F(StubCudaDouble, MaxDynamicSharedMemorySetOnceWhenNeeded) {
 }
 
 TEST_F(StubCudaDouble, GridBeyondTheLimitIsAnInvalidSizeNotALaunch) {
-  ArchiveContents c = testing::cuda_vadd({testing::double_cubin(90)});
+  ArchiveContents c = testing::vadd_with_only({testing::double_cubin(90)});
   c.kernels[0].variants[0].metadata["cuda.grid"] = "1,cdiv(n,4),1";   // y <= 65535
   driver_.devices({90});
   OpenedArchive a(c);
@@ -203,7 +203,7 @@ TEST_F(StubCudaDouble, GridBeyondTheLimitIsAnInvalidSizeNotALaunch) {
 }
 
 TEST_F(StubCudaDouble, BadGeometryMetadataIsCorrupt) {
-  ArchiveContents c = testing::cuda_vadd({testing::double_cubin(90)});
+  ArchiveContents c = testing::vadd_with_only({testing::double_cubin(90)});
   c.kernels[0].variants[0].metadata["cuda.block"] = "2048,1,1";
   driver_.devices({90});
   OpenedArchive a(c);
@@ -218,7 +218,7 @@ TEST_F(StubCudaDouble, BadGeometryMetadataIsCorrupt) {
 
 // Every parameter count: the old skeleton capped scalars at 64.
 TEST_F(StubCudaDouble, ManyScalarsAreNotCapped) {
-  ArchiveContents c = testing::cuda_vadd({testing::double_cubin(90)});
+  ArchiveContents c = testing::vadd_with_only({testing::double_cubin(90)});
   for (int i = 0; i < 70; ++i) c.kernels[0].abi.bindings.push_back(Binding{"s" + std::to_string(i), Role::scalar, DType::f32, {}});
   driver_.devices({90});
   OpenedArchive a(c);

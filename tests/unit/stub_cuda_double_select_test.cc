@@ -30,7 +30,7 @@ TEST_F(StubCudaDouble, CubinOrPtxPerComputeCapability) {
   const std::vector<int> ccs = {75, 80, 86, 89, 90, 100, 120};
   driver_.devices(ccs);
   // Cubins for sm_80, sm_86, sm_90, sm_100 and PTX for compute_80.
-  OpenedArchive a(testing::cuda_vadd({testing::double_cubin(80), testing::double_cubin(86), testing::double_cubin(90),
+  OpenedArchive a(testing::vadd_with_only({testing::double_cubin(80), testing::double_cubin(86), testing::double_cubin(90),
                                       testing::double_cubin(100), testing::double_ptx(80)}));
   const std::vector<std::string> expected = {"no variant for this machine", "cubin sm_80", "cubin sm_86",
                                              "ptx-jit compute_80", "cubin sm_90", "cubin sm_100",
@@ -65,13 +65,13 @@ TEST_F(StubCudaDouble, CubinOrPtxPerComputeCapability) {
 TEST_F(StubCudaDouble, PtxOnlyWhereTheDeviceMeetsItsTarget) {
   driver_.devices({75, 80, 86, 89, 90, 100, 120});
   // PTX for compute_90 and an sm_80 cubin: sm_86 and sm_89 get nothing.
-  OpenedArchive only90(testing::cuda_vadd({testing::double_cubin(80), testing::double_ptx(90)}));
+  OpenedArchive only90(testing::vadd_with_only({testing::double_cubin(80), testing::double_ptx(90)}));
   const std::vector<std::string> expected90 = {"no variant for this machine", "cubin sm_80",
                                                "no variant for this machine", "no variant for this machine",
                                                "ptx-jit compute_90", "ptx-jit compute_90", "ptx-jit compute_90"};
   for (int d = 0; d < 7; ++d) EXPECT_EQ(select_on(only90.archive, d), expected90[d]) << d;
   // Two PTX targets: the highest one the device meets.
-  OpenedArchive both(testing::cuda_vadd({testing::double_ptx(80, "ptx"), testing::double_ptx(90, "ptx90")}));
+  OpenedArchive both(testing::vadd_with_only({testing::double_ptx(80, "ptx"), testing::double_ptx(90, "ptx90")}));
   const std::vector<std::string> expected_both = {"no variant for this machine", "ptx-jit compute_80",
                                                   "ptx-jit compute_80", "ptx-jit compute_80", "ptx-jit compute_90",
                                                   "ptx-jit compute_90", "ptx-jit compute_90"};
@@ -79,13 +79,13 @@ TEST_F(StubCudaDouble, PtxOnlyWhereTheDeviceMeetsItsTarget) {
   // Architecture-specific PTX (compute_90a) runs on exactly that capability.
   Artifact specific = testing::double_ptx(90, "ptx90a");
   specific.metadata["cuda.ptx_arch"] = "compute_90a";
-  OpenedArchive exact(testing::cuda_vadd({specific}));
+  OpenedArchive exact(testing::vadd_with_only({specific}));
   for (int d = 0; d < 7; ++d)
     EXPECT_EQ(select_on(exact.archive, d), d == 4 ? "ptx-jit compute_90a" : "no variant for this machine") << d;
   // A PTX variant without cuda.ptx_arch has no known target: never selected.
   Artifact unknown = testing::double_ptx(80);
   unknown.metadata.erase("cuda.ptx_arch");
-  OpenedArchive untargeted(testing::cuda_vadd({unknown}));
+  OpenedArchive untargeted(testing::vadd_with_only({unknown}));
   EXPECT_EQ(select_on(untargeted.archive, 6), "no variant for this machine");
   // A device ordinal past the last device.
   EXPECT_EQ(select_on(both.archive, 7), "no device");
@@ -93,7 +93,7 @@ TEST_F(StubCudaDouble, PtxOnlyWhereTheDeviceMeetsItsTarget) {
 
 TEST_F(StubCudaDouble, OneModuleLoadPerDeviceWithItsOwnVariant) {
   driver_.devices({86, 90});
-  OpenedArchive a(testing::cuda_vadd({testing::double_cubin(86), testing::double_cubin(90), testing::double_ptx(80)}));
+  OpenedArchive a(testing::vadd_with_only({testing::double_cubin(86), testing::double_cubin(90), testing::double_ptx(80)}));
   tsr_kernel* k = load(a);
   ASSERT_NE(k, nullptr);
   EXPECT_EQ(driver_.count("cuModuleLoadData"), 1u);   // loading loads on the chosen device
@@ -132,7 +132,7 @@ TEST_F(StubCudaDouble, OneModuleLoadPerDeviceWithItsOwnVariant) {
 TEST_F(StubCudaDouble, RacingFirstLaunchesLoadOnce) {
   driver_.devices({90, 90});
   driver_.load_delay(20000);   // 20 ms inside cuModuleLoadData: the threads overlap there
-  OpenedArchive a(testing::cuda_vadd({testing::double_cubin(90)}));
+  OpenedArchive a(testing::vadd_with_only({testing::double_cubin(90)}));
   tsr_kernel* k = load(a);
   ASSERT_NE(k, nullptr);
   const int64_t n = 64;

@@ -16,7 +16,7 @@ namespace tsr {
 namespace {
 
 using testing::hip_double_variant;
-using testing::hip_vadd;
+using testing::vadd_with_only;
 using testing::OpenedArchive;
 
 constexpr const char* kNoCopyOrSync[] = {"hipMalloc", "hipMemcpyHtoD", "hipMemcpyDtoH", "hipDeviceSynchronize",
@@ -35,7 +35,7 @@ struct DeviceArgs {
 
 TEST_F(StubHipDouble, KernargsAndStreamReachTheLaunchUnchanged) {
   runtime_.devices({"gfx90a:sramecc+:xnack-"});
-  OpenedArchive a(hip_vadd({hip_double_variant("gfx90a")}));
+  OpenedArchive a(vadd_with_only({hip_double_variant("gfx90a")}));
   tsr_kernel* k = load(a);
   ASSERT_NE(k, nullptr);
   DeviceArgs args(1000);
@@ -65,7 +65,7 @@ TEST_F(StubHipDouble, KernargsAndStreamReachTheLaunchUnchanged) {
 
 TEST_F(StubHipDouble, HostLaunchCopiesLaunchesSynchronizesAndCopiesBack) {
   runtime_.devices({"gfx1100"});
-  OpenedArchive a(hip_vadd({hip_double_variant("gfx1100")}));
+  OpenedArchive a(vadd_with_only({hip_double_variant("gfx1100")}));
   tsr_kernel* k = load(a);
   ASSERT_NE(k, nullptr);
   const int64_t n = 1000;
@@ -102,7 +102,7 @@ TEST_F(StubHipDouble, HostLaunchCopiesLaunchesSynchronizesAndCopiesBack) {
 
 TEST_F(StubHipDouble, EmptyProblemsAndOversizedGridsLaunchNothing) {
   runtime_.devices({"gfx90a"});
-  OpenedArchive a(hip_vadd({hip_double_variant("gfx90a", "", "cdiv(n,1),1,1")}));
+  OpenedArchive a(vadd_with_only({hip_double_variant("gfx90a", "", "cdiv(n,1),1,1")}));
   tsr_kernel* k = load(a);
   ASSERT_NE(k, nullptr);
   DeviceArgs empty(0);
@@ -115,7 +115,7 @@ TEST_F(StubHipDouble, EmptyProblemsAndOversizedGridsLaunchNothing) {
   // Metadata the evaluator cannot read is a corrupt variant, found at load.
   Artifact bad = hip_double_variant("gfx90a");
   bad.metadata["hip.block"] = "256,1";
-  OpenedArchive b(hip_vadd({bad}));
+  OpenedArchive b(vadd_with_only({bad}));
   tsr_kernel* kb = load(b);
   ASSERT_NE(kb, nullptr);
   DeviceArgs args(10);
@@ -152,7 +152,7 @@ TEST_F(StubHipDouble, LoadErrorsMapToTheirStatus) {
     runtime_.restart();   // fresh per case
     runtime_.devices({"gfx90a", "gfx90a"});   // loads on device 1: device 0 is current
     runtime_.fail(c.function, c.result);
-    OpenedArchive a(hip_vadd({hip_double_variant("gfx90a")}));
+    OpenedArchive a(vadd_with_only({hip_double_variant("gfx90a")}));
     tsr_select_options hip{"hip", 0, nullptr, 1};
     tsr_kernel* k = nullptr;
     EXPECT_EQ(tsr_kernel_load(a.archive, "vadd", &hip, &k), c.status) << c.function << " " << c.result;
@@ -168,7 +168,7 @@ TEST_F(StubHipDouble, LoadErrorsMapToTheirStatus) {
 TEST_F(StubHipDouble, RuntimeInitErrorsMeanNoDevice) {
   runtime_.devices({"gfx90a"});
   runtime_.fail("hipInit", 35);
-  OpenedArchive a(hip_vadd({hip_double_variant("gfx90a")}));
+  OpenedArchive a(vadd_with_only({hip_double_variant("gfx90a")}));
   tsr_select_options hip{"hip", 0, nullptr, 0};
   tsr_selection sel{};
   EXPECT_EQ(tsr_kernel_select(a.archive, 0, &hip, &sel), TSR_ERROR_NO_DEVICE);
@@ -208,7 +208,7 @@ TEST_F(StubHipDouble, LaunchErrorsMapToTheirStatus) {
     for (const Injected& c : host ? host_cases : device_cases) {
       runtime_.restart();
       runtime_.devices({"gfx90a"});
-      OpenedArchive a(hip_vadd({hip_double_variant("gfx90a")}));
+      OpenedArchive a(vadd_with_only({hip_double_variant("gfx90a")}));
       tsr_kernel* k = load(a);
       ASSERT_NE(k, nullptr);
       runtime_.fail(c.function, c.result, 0, 1);
@@ -236,7 +236,7 @@ TEST_F(StubHipDouble, LaunchErrorsMapToTheirStatus) {
 
 TEST_F(StubHipDouble, ConcurrentHostLaunchesAllLand) {
   runtime_.devices({"gfx90a", "gfx1100"});
-  OpenedArchive a(hip_vadd({hip_double_variant("gfx90a"), hip_double_variant("gfx1100")}));
+  OpenedArchive a(vadd_with_only({hip_double_variant("gfx90a"), hip_double_variant("gfx1100")}));
   tsr_kernel* k = load(a);
   ASSERT_NE(k, nullptr);
   std::atomic<int> wrong{0};

@@ -16,7 +16,7 @@ namespace tsr {
 namespace {
 
 using testing::hip_double_variant;
-using testing::hip_vadd;
+using testing::vadd_with_only;
 using testing::OpenedArchive;
 
 // "code-object gfx90a" / the status name, for one device.
@@ -49,7 +49,7 @@ TEST(HipTargetId, FeaturesAreAnyUnlessStated) {
 }
 
 TEST_F(StubHipDouble, NoDeviceIsNoDeviceWithTheReason) {
-  OpenedArchive a(hip_vadd({hip_double_variant("gfx90a")}));
+  OpenedArchive a(vadd_with_only({hip_double_variant("gfx90a")}));
   EXPECT_EQ(select_on(a.archive, 0), "no device");
   EXPECT_EQ(tsr_hip_device_count(), 0);
   // ROCm 5.2 without a GPU: hipInit fails, hipGetDeviceCount reports none.
@@ -80,7 +80,7 @@ TEST_F(StubHipDouble, CodeObjectPerTargetId) {
   runtime_.devices({"gfx90a:sramecc+:xnack-", "gfx90a:sramecc+:xnack+", "gfx940:sramecc+:xnack-", "gfx1030",
                     "gfx1100", "gfx942:sramecc+:xnack-", "gfx908:sramecc+:xnack-"});
   // Built with features "any" (what tesserac ships), plus one built for xnack+ explicitly.
-  OpenedArchive a(hip_vadd({hip_double_variant("gfx90a"), hip_double_variant("gfx940"), hip_double_variant("gfx1030"),
+  OpenedArchive a(vadd_with_only({hip_double_variant("gfx90a"), hip_double_variant("gfx940"), hip_double_variant("gfx1030"),
                             hip_double_variant("gfx1100"), hip_double_variant("gfx90a_xnack", "gfx90a:xnack+")}));
   const std::vector<std::string> expected = {"code-object gfx90a", "code-object gfx90a:xnack+", "code-object gfx940",
                                              "code-object gfx1030", "code-object gfx1100",
@@ -88,7 +88,7 @@ TEST_F(StubHipDouble, CodeObjectPerTargetId) {
   for (int d = 0; d < 7; ++d) EXPECT_EQ(select_on(a.archive, d), expected[d]) << d;
   EXPECT_EQ(select_on(a.archive, 7), "no device");
   // A variant built only for xnack+ does not run with xnack off.
-  OpenedArchive only_plus(hip_vadd({hip_double_variant("gfx90a_xnack", "gfx90a:xnack+")}));
+  OpenedArchive only_plus(vadd_with_only({hip_double_variant("gfx90a_xnack", "gfx90a:xnack+")}));
   EXPECT_EQ(select_on(only_plus.archive, 0), "no variant for this machine");
   EXPECT_EQ(select_on(only_plus.archive, 1), "code-object gfx90a:xnack+");
   // tsr_select_options.arch selects exactly that arch (the oracle's qualification).
@@ -102,7 +102,7 @@ TEST_F(StubHipDouble, CodeObjectPerTargetId) {
 
 TEST_F(StubHipDouble, OneModuleLoadPerDeviceWithItsOwnVariant) {
   runtime_.devices({"gfx1100", "gfx90a:sramecc+:xnack-"});
-  OpenedArchive a(hip_vadd({hip_double_variant("gfx90a"), hip_double_variant("gfx1100")}));
+  OpenedArchive a(vadd_with_only({hip_double_variant("gfx90a"), hip_double_variant("gfx1100")}));
   tsr_kernel* k = load(a);
   ASSERT_NE(k, nullptr);
   EXPECT_EQ(runtime_.count("hipModuleLoadData"), 1u);   // loading loads on the chosen device
@@ -138,7 +138,7 @@ TEST_F(StubHipDouble, OneModuleLoadPerDeviceWithItsOwnVariant) {
 
 TEST_F(StubHipDouble, ADeviceWithoutAFittingCodeObjectLoadsNothing) {
   runtime_.devices({"gfx90a:sramecc+:xnack-", "gfx1030"});
-  OpenedArchive a(hip_vadd({hip_double_variant("gfx90a")}));
+  OpenedArchive a(vadd_with_only({hip_double_variant("gfx90a")}));
   tsr_kernel* k = load(a);
   ASSERT_NE(k, nullptr);
   const int64_t n = 8;
@@ -155,7 +155,7 @@ TEST_F(StubHipDouble, ADeviceWithoutAFittingCodeObjectLoadsNothing) {
 
 TEST_F(StubHipDouble, TheCallersCurrentDeviceIsGivenBack) {
   runtime_.devices({"gfx90a", "gfx90a"});
-  OpenedArchive a(hip_vadd({hip_double_variant("gfx90a")}));
+  OpenedArchive a(vadd_with_only({hip_double_variant("gfx90a")}));
   tsr_kernel* k = load(a);   // on device 0, already current: no hipSetDevice
   ASSERT_NE(k, nullptr);
   EXPECT_EQ(runtime_.count("hipSetDevice"), 0u);
@@ -179,7 +179,7 @@ TEST_F(StubHipDouble, TheCallersCurrentDeviceIsGivenBack) {
 TEST_F(StubHipDouble, RacingFirstLaunchesLoadOnce) {
   runtime_.devices({"gfx90a", "gfx90a"});
   runtime_.load_delay(20000);   // 20 ms inside hipModuleLoadData: the threads overlap there
-  OpenedArchive a(hip_vadd({hip_double_variant("gfx90a")}));
+  OpenedArchive a(vadd_with_only({hip_double_variant("gfx90a")}));
   tsr_kernel* k = load(a);
   ASSERT_NE(k, nullptr);
   const int64_t n = 64;
@@ -202,7 +202,7 @@ TEST_F(StubHipDouble, RacingFirstLaunchesLoadOnce) {
 
 TEST_F(StubHipDouble, RuntimeUntouchedWithoutHipVariants) {
   runtime_.devices({"gfx90a"});
-  OpenedArchive a(hip_vadd({testing::x86_artifact("vadd", "v1", testing::vadd_object(1))}));
+  OpenedArchive a(vadd_with_only({testing::x86_artifact("vadd", "v1", testing::vadd_object(1))}));
   tsr_selection sel{};
   ASSERT_EQ(tsr_kernel_select(a.archive, 0, nullptr, &sel), TSR_OK);
   EXPECT_STREQ(sel.target_kind, "x86");

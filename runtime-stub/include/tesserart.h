@@ -57,7 +57,7 @@ typedef enum tsr_status {
   TSR_ERROR_INVALID_SCALAR = 35,      /* negative runtime scalar or a size that overflows */
   TSR_ERROR_LOAD_FAILED = 40,         /* dlopen / dlsym / module load of an artifact failed */
   TSR_ERROR_LAUNCH_FAILED = 41,       /* the backend reported an error while running */
-  TSR_ERROR_UNSUPPORTED = 42,         /* known but not implemented in this build (see docs) */
+  TSR_ERROR_UNSUPPORTED = 42,         /* a variant of a kind this build of the stub has no backend for */
   TSR_ERROR_PROCESS_FATAL = 43        /* a backend failed after changing process-global state (an xclbin
                                          registered on an NPU): nothing was rolled back; start a fresh process */
 } tsr_status;

@@ -114,25 +114,12 @@ inline Artifact double_ptx(int compute, const std::string& target_arch = "ptx") 
 namespace tsr {
 
 // The StubCudaDouble suite's fixture (one class for every file of the suite).
-class StubCudaDouble : public ::testing::Test {
+class StubCudaDouble : public testing::GpuDoubleSuite {
  protected:
+  StubCudaDouble() : GpuDoubleSuite(nullptr) {}   // every kind allowed: cuda is preferred
   void SetUp() override { ASSERT_TRUE(driver_.ok()) << "cannot load " << TSR_CUDA_DRIVER_DOUBLE; }
 
-  // Loads vadd from `archive` with every kind allowed (cuda is preferred) for `device`.
-  tsr_kernel* load(testing::OpenedArchive& archive, int device = 0) {
-    tsr_select_options o{nullptr, 0, nullptr, device};
-    tsr_kernel* k = nullptr;
-    EXPECT_EQ(tsr_kernel_load(archive.archive, "vadd", &o, &k), TSR_OK) << tsr_archive_last_message(archive.archive);
-    kernels_.push_back(k);
-    return k;
-  }
-  // Kernels go before the driver: the stub must not hold modules of a driver it resets.
-  void TearDown() override {
-    for (tsr_kernel* k : kernels_) tsr_kernel_unload(k);
-  }
-
   testing::CudaDriverDouble driver_;
-  std::vector<tsr_kernel*> kernels_;
 };
 
 }  // namespace tsr

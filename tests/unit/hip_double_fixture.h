@@ -107,25 +107,12 @@ inline Artifact hip_double_variant(const std::string& arch, const std::string& t
 namespace tsr {
 
 // The StubHipDouble suite's fixture (one class for every file of the suite).
-class StubHipDouble : public ::testing::Test {
+class StubHipDouble : public testing::GpuDoubleSuite {
  protected:
+  StubHipDouble() : GpuDoubleSuite("hip") {}
   void SetUp() override { ASSERT_TRUE(runtime_.ok()) << "cannot load " << TSR_HIP_RUNTIME_DOUBLE; }
 
-  // Loads vadd from `archive` (hip variants only) for `device`.
-  tsr_kernel* load(testing::OpenedArchive& archive, int device = 0) {
-    tsr_select_options o{"hip", 0, nullptr, device};
-    tsr_kernel* k = nullptr;
-    EXPECT_EQ(tsr_kernel_load(archive.archive, "vadd", &o, &k), TSR_OK) << tsr_archive_last_message(archive.archive);
-    kernels_.push_back(k);
-    return k;
-  }
-  // Kernels go before the runtime: the stub must not hold modules of a runtime it resets.
-  void TearDown() override {
-    for (tsr_kernel* k : kernels_) tsr_kernel_unload(k);
-  }
-
   testing::HipRuntimeDouble runtime_;
-  std::vector<tsr_kernel*> kernels_;
 };
 
 }  // namespace tsr

@@ -1,7 +1,7 @@
 /* What the GPU runtime TEST DOUBLES share (cuda_driver_double.c,
  * hip_runtime_double.c; tests only): the call log, injected failures, the
- * double's own "device" allocations, the text images' fields and the op=add
- * emulation. Included by exactly one file of each double, before which
+ * double's own "device" allocations, the loaded modules, the text images'
+ * fields and the op=add emulation. Included by exactly one file of each double, before which
  * DOUBLE_CALL names that double's call record type (same fields: function,
  * device, result, arg_count, args[], text[]). All state is that file's own. */
 #ifndef TSR_GPU_DOUBLE_COMMON_H
@@ -125,6 +125,40 @@ static int field(const char* line, const char* key, char* out, size_t size) {
   size_t n = strcspn(p, " \n");
   snprintf(out, size, "%.*s", (int)n, p);
   return 1;
+}
+
+/* A loaded image and its one function. max_dynamic_shared is CUDA's function
+ * attribute 8 (cuFuncSetAttribute); the HIP double never sets it. */
+typedef struct function { struct module* module; int max_dynamic_shared; } function;
+typedef struct module {
+  int device, params, add, live;
+  char entry[64];
+  function fn;
+} module;
+static module modules[256];
+static int module_count;
+
+/* Under lock: a new live module on `device` from an image's marker line
+ * ("params=N [op=add] [entry=NAME]"), or NULL when the table is full. */
+static module* add_module(const char* marker, int device) {
+  if (module_count == (int)(sizeof modules / sizeof *modules)) return NULL;
+  char params[16] = "0", op[16] = "";
+  field(marker, "params=", params, sizeof params);
+  field(marker, "op=", op, sizeof op);
+  module* m = &modules[module_count++];
+  m->device = device;
+  m->params = atoi(params);
+  m->add = strcmp(op, "add") == 0;
+  m->live = 1;
+  m->fn.module = m;
+  if (!field(marker, "entry=", m->entry, sizeof m->entry)) m->entry[0] = 0;
+  return m;
+}
+
+static module* live_module(void* handle) {
+  for (int i = 0; i < module_count; ++i)
+    if (handle == &modules[i] && modules[i].live) return &modules[i];
+  return NULL;
 }
 
 /* op=add: out[i] = in0[i] + in1[i] over n f32 elements, parameters (in0, in1, out, n). */

@@ -22,16 +22,8 @@ enum {
 };
 
 typedef struct context { int device; int retained; } context;
-typedef struct function { struct module* module; int max_dynamic_shared; } function;
-typedef struct module {
-  int device, params, add, live;
-  char entry[64];
-  function fn;
-} module;
 static int initialized, device_count, device_cc[CUDADOUBLE_MAX_DEVICES];
 static context contexts[CUDADOUBLE_MAX_DEVICES];
-static module modules[256];
-static int module_count;
 static _Thread_local int stack[16];
 static _Thread_local int depth;
 
@@ -171,32 +163,18 @@ EXPORT CUresult cuModuleLoadData(void** out, const void* image) {
   if (delay) usleep(delay);   /* outside the lock: racing loads overlap here */
   ENTER("cuModuleLoadData", 1, U(out), U(image));
   const char* marker = strstr((const char*)image, "tsr-cuda-double ");
-  char kind[16] = "", arch[16] = "", params[16] = "0", op[16] = "";
+  char kind[16] = "", arch[16] = "";
   if (!marker || !field(marker, "kind=", kind, sizeof kind) || !field(marker, "arch=", arch, sizeof arch))
     return leave(call, INVALID_IMAGE);
   snprintf(call->text, sizeof call->text, "%.*s", (int)strcspn(marker, "\n"), marker);
-  field(marker, "params=", params, sizeof params);
-  field(marker, "op=", op, sizeof op);
   int cc = device_cc[current_device()], need = atoi(arch);
   if (strcmp(kind, "cubin") == 0 && need != cc) return leave(call, NO_BINARY_FOR_GPU);
   if (strcmp(kind, "ptx") == 0 && need > cc) return leave(call, INVALID_PTX);
-  if (module_count == (int)(sizeof modules / sizeof *modules)) return leave(call, OUT_OF_MEMORY);
-  module* m = &modules[module_count++];
-  m->device = current_device();
-  m->params = atoi(params);
-  m->add = strcmp(op, "add") == 0;
-  m->live = 1;
-  m->fn.module = m;
-  if (!field(marker, "entry=", m->entry, sizeof m->entry)) m->entry[0] = 0;
+  module* m = add_module(marker, current_device());
+  if (!m) return leave(call, OUT_OF_MEMORY);
   *out = m;
   call->args[0] = U(m);
   return leave(call, OK);
-}
-
-static module* live_module(void* handle) {
-  for (int i = 0; i < module_count; ++i)
-    if (handle == &modules[i] && modules[i].live) return &modules[i];
-  return NULL;
 }
 
 EXPORT CUresult cuModuleUnload(void* handle) {

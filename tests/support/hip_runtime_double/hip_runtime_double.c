@@ -25,17 +25,9 @@ enum {
 
 void hipdouble_write_props(void* out, const char* name, const char* arch);   /* hip_device_props.c */
 
-typedef struct function { struct module* module; } function;
-typedef struct module {
-  int device, params, add, live;
-  char entry[64];
-  function fn;
-} module;
 
 static int initialized, device_count;
 static char device_arch[HIPDOUBLE_MAX_DEVICES][64];
-static module modules[256];
-static int module_count;
 static unsigned generation;
 /* The thread's current device, valid while its generation is the double's. */
 static _Thread_local int current, current_generation;
@@ -148,29 +140,15 @@ EXPORT hipError_t hipModuleLoadData(void** out, const void* image) {
   if (delay) usleep(delay);   /* outside the lock: racing loads overlap here */
   ENTER("hipModuleLoadData", U(out), U(image));
   const char* marker = strstr((const char*)image, "tsr-hip-double ");
-  char target[64] = "", params[16] = "0", op[16] = "";
+  char target[64] = "";
   if (!marker || !field(marker, "target=", target, sizeof target)) return leave(call, INVALID_IMAGE);
   snprintf(call->text, sizeof call->text, "%.*s", (int)strcspn(marker, "\n"), marker);
-  field(marker, "params=", params, sizeof params);
-  field(marker, "op=", op, sizeof op);
   if (!runs_on(target, device_arch[current_device()])) return leave(call, NO_BINARY_FOR_GPU);
-  if (module_count == (int)(sizeof modules / sizeof *modules)) return leave(call, OUT_OF_MEMORY);
-  module* m = &modules[module_count++];
-  m->device = current_device();
-  m->params = atoi(params);
-  m->add = strcmp(op, "add") == 0;
-  m->live = 1;
-  m->fn.module = m;
-  if (!field(marker, "entry=", m->entry, sizeof m->entry)) m->entry[0] = 0;
+  module* m = add_module(marker, current_device());
+  if (!m) return leave(call, OUT_OF_MEMORY);
   *out = m;
   call->args[0] = U(m);
   return leave(call, OK);
-}
-
-static module* live_module(void* handle) {
-  for (int i = 0; i < module_count; ++i)
-    if (handle == &modules[i] && modules[i].live) return &modules[i];
-  return NULL;
 }
 
 EXPORT hipError_t hipModuleUnload(void* handle) {

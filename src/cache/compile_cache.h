@@ -46,6 +46,11 @@ class CompileCache {
   void store_artifact(const std::string& key, const Artifact& artifact);
   std::optional<CachedVerdict> find_verdict(const std::string& key);
   void store_verdict(const std::string& key, const CachedVerdict& verdict);
+  // The arbiter's tuning records (arbiter/tuning_cache.h): opaque text here.
+  std::optional<std::string> find_tuning(const std::string& key) { return read_entry(key, "tune"); }
+  void store_tuning(const std::string& key, const std::string& text) { write_entry(key, "tune", text); }
+  // A tuning entry the arbiter could not parse: removed, so it is rewritten.
+  void drop_tuning(const std::string& key) { drop_unreadable(key, "tune"); }
 
   // Removes the least recently used entries (and stale temporaries) while
   // the cache holds more than max_bytes, down to 3/4 of it.

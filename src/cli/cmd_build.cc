@@ -36,6 +36,8 @@ struct BuildOptions {
   bool no_oracle = false;
   ReceiptOptions receipts;
   PipelineOptions pipeline;
+  bool tune = false;            // --tune (always for `tesserac tune`)
+  TuneOptions tune_options;     // --tune-rounds
 };
 
 // Rows with an artifact come from a registered target: it was compiled there.
@@ -57,6 +59,11 @@ std::vector<CommandPath> build_outputs(const BuildOptions& opts, const std::vect
       if (row.artifact) outputs.push_back({"--out-dir", opts.out_dir + "/" + artifact_file_name(row)});
   }
   return outputs;
+}
+
+void add_tune_options(CLI::App* sub, TuneOptions& tune) {
+  sub->add_option("--tune-rounds", tune.rounds, "Interleaved measurement rounds per shape bucket (median; default 7)")
+      ->check(CLI::Range(1, 1000));
 }
 
 int write_out_dir(const std::string& dir, const std::vector<VerdictRow>& rows) {
@@ -91,6 +98,80 @@ int write_out_dir(const std::string& dir, const std::vector<VerdictRow>& rows) {
 }
 }  // namespace
 
+int run_build(const BuildOptions& options) {
+  const BuildOptions* opts = &options;
+  const auto started = std::chrono::steady_clock::now();
+  if (opts->output.empty() && (!opts->receipts.paths.empty() || opts->receipts.require))
+    return report_error("--receipts and --require-receipts need -o FILE.tfat", kExitUsage);
+  if (!opts->receipts.trusted_keys.empty() && opts->receipts.paths.empty())
+    return report_error("--trusted-keys needs --receipts", kExitUsage);
+  // Refuse before any work: an output that would overwrite an input or
+  // another output, a depfile that cannot name its paths.
+  const std::vector<CommandPath> inputs = spec_input_paths(opts->selection.specs);
+  if (int rc = check_outputs(inputs, build_outputs(*opts, {})); rc != kExitOk) return rc;
+  std::optional<std::string> depfile_text;
+  if (!opts->depfile.empty()) {
+    if (opts->output.empty()) return report_error("--depfile needs -o FILE.tfat", kExitUsage);
+    std::vector<std::string> depends_on;
+    for (const CommandPath& in : inputs) depends_on.push_back(in.path);
+    Expected<std::string> text = render_depfile(opts->output, depends_on);
+    if (!text) return report(text.error());
+    depfile_text = std::move(*text);
+  }
+  int exit_code = kExitOk;
+  std::optional<LoadedSelection> loaded = load_selection(opts->selection, exit_code);
+  if (!loaded) return exit_code;
+  const std::vector<KernelSpec>& specs = loaded->specs;
+  std::vector<Job> jobs = plan_jobs(specs, loaded->targets);
+  // A target the build names (-t, or the spec's `targets:`) must build the
+  // kernel; the default "every target" plan records NOT_RUN and goes on.
+  for (const Job& job : jobs)
+    if (!job.unsupported.empty() && (!loaded->targets.empty() || !job.spec->targets.empty()))
+      return report_error("kernel '" + job.spec->name + "' cannot be built for " + job.target.str() + ": " +
+                              job.unsupported,
+                          kExitInvalid);
+  QualifyOptions q;
+  q.seed = opts->selection.seed;
+  q.run_oracle = !opts->no_oracle;
+  q.emulate = opts->selection.emulate;
+  q.keep_artifacts = true;
+  q.tune = opts->tune ? &opts->tune_options : nullptr;
+  Pipeline pipeline = start_pipeline(opts->pipeline);
+  pipeline.configure(q);
+  std::vector<VerdictRow> rows = qualify_jobs(jobs, q);
+  finish_pipeline(opts->pipeline, pipeline);
+  if (opts->tune && !opts->pipeline.quiet)
+    for (const VerdictRow& r : rows)
+      if (r.tuning) std::cout << render_tuning_table(r.kernel, r.target, *r.tuning) << "\n";
+  if (!opts->pipeline.quiet) std::cout << render_verdict_table(rows);
+  if (int rc = check_outputs(inputs, build_outputs(*opts, rows)); rc != kExitOk) return rc;
+  if (int rc = write_verdict_json(opts->selection, render_verdict_json(rows)); rc != kExitOk) return rc;
+  if (int rc = write_pipeline_outputs(opts->pipeline, pipeline, "build", rows, started); rc != kExitOk) return rc;
+  for (const VerdictRow& r : rows) {
+    // A target named with -t must build; the default "every target" plan
+    // records an unavailable toolchain as NOT_RUN and goes on.
+    if (r.unavailable && !loaded->targets.empty())
+      return report_error(r.report.reason + "; nothing written", kExitToolchain);
+    if (r.compile_failed)
+      return report_error("build failed; nothing written", r.input_error ? kExitInvalid : kExitToolchain);
+    if (r.report.verdict == Verdict::fail)
+      return report_error("oracle FAIL for " + r.kernel + " on " + r.target.str() + "; nothing written",
+                          kExitInvalid);
+  }
+  if (!opts->output.empty()) {
+    ArchiveContents contents = assemble_archive(specs, rows);
+    if (int rc = apply_receipts(opts->receipts, contents); rc != kExitOk) return rc;
+    Status written = write_archive(contents, opts->output);
+    if (!written.ok()) return report(written.error());
+  }
+  if (depfile_text) {
+    Status written = write_file_atomic(opts->depfile, *depfile_text);
+    if (!written.ok()) return report(written.error());
+  }
+  if (!opts->out_dir.empty()) return write_out_dir(opts->out_dir, rows);
+  return kExitOk;
+}
+
 RunFn register_build(CLI::App& app) {
   auto opts = std::make_shared<BuildOptions>();
   CLI::App* sub = app.add_subcommand("build", "Compile specs for targets, run the oracle, write the artifacts");
@@ -105,74 +186,23 @@ RunFn register_build(CLI::App& app) {
   sub->add_flag("--no-oracle", opts->no_oracle, "Do not run the oracle; verdicts are NOT_RUN (skipped by request)");
   add_receipt_options(sub, opts->receipts, /*required=*/false);
   add_pipeline_options(sub, opts->pipeline);
-  return [opts]() -> int {
-    const auto started = std::chrono::steady_clock::now();
-    if (opts->output.empty() && (!opts->receipts.paths.empty() || opts->receipts.require))
-      return report_error("--receipts and --require-receipts need -o FILE.tfat", kExitUsage);
-    if (!opts->receipts.trusted_keys.empty() && opts->receipts.paths.empty())
-      return report_error("--trusted-keys needs --receipts", kExitUsage);
-    // Refuse before any work: an output that would overwrite an input or
-    // another output, a depfile that cannot name its paths.
-    const std::vector<CommandPath> inputs = spec_input_paths(opts->selection.specs);
-    if (int rc = check_outputs(inputs, build_outputs(*opts, {})); rc != kExitOk) return rc;
-    std::optional<std::string> depfile_text;
-    if (!opts->depfile.empty()) {
-      if (opts->output.empty()) return report_error("--depfile needs -o FILE.tfat", kExitUsage);
-      std::vector<std::string> depends_on;
-      for (const CommandPath& in : inputs) depends_on.push_back(in.path);
-      Expected<std::string> text = render_depfile(opts->output, depends_on);
-      if (!text) return report(text.error());
-      depfile_text = std::move(*text);
-    }
-    int exit_code = kExitOk;
-    std::optional<LoadedSelection> loaded = load_selection(opts->selection, exit_code);
-    if (!loaded) return exit_code;
-    const std::vector<KernelSpec>& specs = loaded->specs;
-    std::vector<Job> jobs = plan_jobs(specs, loaded->targets);
-    // A target the build names (-t, or the spec's `targets:`) must build the
-    // kernel; the default "every target" plan records NOT_RUN and goes on.
-    for (const Job& job : jobs)
-      if (!job.unsupported.empty() && (!loaded->targets.empty() || !job.spec->targets.empty()))
-        return report_error("kernel '" + job.spec->name + "' cannot be built for " + job.target.str() + ": " +
-                                job.unsupported,
-                            kExitInvalid);
-    QualifyOptions q;
-    q.seed = opts->selection.seed;
-    q.run_oracle = !opts->no_oracle;
-    q.emulate = opts->selection.emulate;
-    q.keep_artifacts = true;
-    Pipeline pipeline = start_pipeline(opts->pipeline);
-    pipeline.configure(q);
-    std::vector<VerdictRow> rows = qualify_jobs(jobs, q);
-    finish_pipeline(opts->pipeline, pipeline);
-    if (!opts->pipeline.quiet) std::cout << render_verdict_table(rows);
-    if (int rc = check_outputs(inputs, build_outputs(*opts, rows)); rc != kExitOk) return rc;
-    if (int rc = write_verdict_json(opts->selection, render_verdict_json(rows)); rc != kExitOk) return rc;
-    if (int rc = write_pipeline_outputs(opts->pipeline, pipeline, "build", rows, started); rc != kExitOk) return rc;
-    for (const VerdictRow& r : rows) {
-      // A target named with -t must build; the default "every target" plan
-      // records an unavailable toolchain as NOT_RUN and goes on.
-      if (r.unavailable && !loaded->targets.empty())
-        return report_error(r.report.reason + "; nothing written", kExitToolchain);
-      if (r.compile_failed)
-        return report_error("build failed; nothing written", r.input_error ? kExitInvalid : kExitToolchain);
-      if (r.report.verdict == Verdict::fail)
-        return report_error("oracle FAIL for " + r.kernel + " on " + r.target.str() + "; nothing written",
-                            kExitInvalid);
-    }
-    if (!opts->output.empty()) {
-      ArchiveContents contents = assemble_archive(specs, rows);
-      if (int rc = apply_receipts(opts->receipts, contents); rc != kExitOk) return rc;
-      Status written = write_archive(contents, opts->output);
-      if (!written.ok()) return report(written.error());
-    }
-    if (depfile_text) {
-      Status written = write_file_atomic(opts->depfile, *depfile_text);
-      if (!written.ok()) return report(written.error());
-    }
-    if (!opts->out_dir.empty()) return write_out_dir(opts->out_dir, rows);
-    return kExitOk;
-  };
+  sub->add_flag("--tune", opts->tune,
+                "Run the arbiter: measure every candidate and ship the fastest route per shape bucket (docs/arbiter.md)");
+  add_tune_options(sub, opts->tune_options);
+  return [opts]() -> int { return run_build(*opts); };
+}
+
+RunFn register_tune(CLI::App& app) {
+  auto opts = std::make_shared<BuildOptions>();
+  opts->tune = true;
+  CLI::App* sub = app.add_subcommand(
+      "tune", "Measure every candidate (generated variants, delegates) through the oracle and libtesserart; "
+              "print the table, fill the tuning cache, and with -o write the tuned archive");
+  add_spec_selection_options(sub, opts->selection);
+  sub->add_option("-o,--output", opts->output, "Also write the tuned fat archive (FILE.tfat)");
+  add_pipeline_options(sub, opts->pipeline);
+  add_tune_options(sub, opts->tune_options);
+  return [opts]() -> int { return run_build(*opts); };
 }
 
 }  // namespace tsr::cli

@@ -37,6 +37,30 @@ void print_receipt(const nlohmann::json& r) {
   else std::cout << "  " << facts["device"].get<std::string>() << ", " << facts["qualified_at"].get<std::string>() << "\n";
 }
 
+// A tuned variant's route and measurements (docs/arbiter.md): the route.*
+// and tune.* keys of its metadata, one bucket and one candidate per line.
+void print_tuning(const nlohmann::json& meta) {
+  auto get = [&](const std::string& key) { return meta.contains(key) ? meta[key].get<std::string>() : std::string(); };
+  if (!meta.contains("route.0")) return;
+  if (meta.contains("tune.device"))
+    std::cout << "    tuned on " << get("tune.device") << ", " << get("tune.workers") << " workers, median of "
+              << get("tune.rounds") << " interleaved rounds\n";
+  for (size_t b = 0; meta.contains("route." + std::to_string(b)); ++b) {
+    const std::string label = get("tune.bucket." + std::to_string(b));
+    std::cout << "    route " << b << (label.empty() ? "" : " (" + label + ")") << ": "
+              << get("route." + std::to_string(b)) << "\n";
+  }
+  const std::string prefix = "tune.candidate.";
+  for (const auto& [key, value] : meta.items()) {
+    if (key.rfind(prefix, 0) != 0) continue;
+    const std::string name = key.substr(prefix.size());
+    std::cout << "    candidate " << name << ": " << get("tune.outcome." + name);
+    for (size_t b = 0; meta.contains("tune.median_ns." + std::to_string(b) + "." + name); ++b)
+      std::cout << (b ? ", " : "; median ") << get("tune.median_ns." + std::to_string(b) + "." + name) << " ns";
+    std::cout << "\n      " << value.get<std::string>() << "\n";
+  }
+}
+
 void print_text(const nlohmann::json& j) {
   std::cout << "format " << j["format"].get<std::string>() << ", " << j["file_size"].get<uint64_t>() << " bytes, "
             << j["kernels"].size() << " kernels\n";
@@ -56,6 +80,7 @@ void print_text(const nlohmann::json& j) {
       std::cout << "  variant " << v["target"].get<std::string>() << "  " << v["artifact_kind"].get<std::string>() << "  "
                 << v["size"].get<uint64_t>() << " bytes  sha256 " << v["sha256"].get<std::string>().substr(0, 16)
                 << "…  " << v["toolchain"].get<std::string>() << "\n";
+      print_tuning(v["metadata"]);
       for (const auto& r : v["receipts"]) print_receipt(r);
     }
     for (const auto& v : k["verdicts"]) {

@@ -24,6 +24,7 @@ using RunFn = std::function<int()>;
 RunFn register_emit(CLI::App& app);
 RunFn register_test(CLI::App& app);
 RunFn register_build(CLI::App& app);
+RunFn register_tune(CLI::App& app);   // cmd_build.cc: build with the arbiter, printing its tables
 RunFn register_targets(CLI::App& app);
 RunFn register_inspect(CLI::App& app);
 RunFn register_verify(CLI::App& app);

@@ -45,6 +45,7 @@ int run_command_line(int argc, char** argv) {
   add(register_emit);
   add(register_test);
   add(register_build);
+  add(register_tune);
   add(register_inspect);
   add(register_verify);
   add(register_merge);

@@ -154,6 +154,24 @@ std::vector<std::optional<CompileStep>> compile_all(const std::vector<Job>& jobs
     CompileStep& step = steps[i].emplace();
     const Target* target = find_target(job.target.kind);
     step.toolchain = target->toolchain();
+    if (options.tune && options.run_oracle && step.toolchain.found) {
+      TuneOptions tune = *options.tune;
+      tune.cache = options.cache;
+      tune.progress = options.progress;
+      tune.seed = options.seed;
+      Expected<TuneOutcome> tuned = tune_kernel(*job.spec, job.target, tune);
+      if (!tuned) {
+        step.result = Expected<Artifact>(tuned.take_error());
+        continue;
+      }
+      auto outcome = std::make_shared<TuneOutcome>(std::move(*tuned));
+      rows[i].tuning = outcome;
+      if (outcome->artifact) {
+        step.result = Expected<Artifact>(*outcome->artifact);
+        rows[i].compile_ms = ms_since(start);
+        continue;
+      }
+    }
     if (!step.toolchain.found) {
       step.result = Expected<Artifact>(
           toolchain_error("target unavailable: " + job.target.str() + ": " + step.toolchain.why_unavailable));

@@ -2,9 +2,11 @@
 // present hardware, collecting one verdict row each.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "arbiter/arbiter.h"
 #include "driver/build_progress.h"
 #include "driver/plan.h"
 #include "oracle/oracle.h"
@@ -37,6 +39,9 @@ struct VerdictRow {
   double oracle_ms = 0.0;
   bool artifact_cached = false;  // the artifact came from the compile cache
   bool verdict_cached = false;   // the oracle's pass came from the compile cache
+  // build --tune / tune: the arbiter's result for this job (docs/arbiter.md);
+  // when it measured, `artifact` is its tuned variant.
+  std::shared_ptr<const TuneOutcome> tuning;
 };
 
 struct QualifyOptions {
@@ -57,6 +62,9 @@ struct QualifyOptions {
   // job order. Rows, messages and outputs are the same for any value.
   unsigned jobs = 1;
   BuildProgress* progress = nullptr;
+  // Set: every job goes through the arbiter first (build --tune, tune); a
+  // job it measured gets the tuned variant instead of the default compile.
+  const TuneOptions* tune = nullptr;
 };
 
 std::vector<VerdictRow> qualify_jobs(const std::vector<Job>& jobs, const QualifyOptions& options);

@@ -1,0 +1,141 @@
+// The arbiter against every candidate it had (issue 14, docs/arbiter.md):
+// for matmul shapes from tiny to 4096^3, decode-shaped skinny ones and a
+// fused epilogue, `tune_kernel` picks a route; then, in the same run, the
+// tuned variant (through libtesserart, as an application launches it) and
+// every candidate are measured again, interleaved, and the table prints
+// selected / min(candidates) per shape and the worst ratio. Goal: <= 1.02.
+// OpenBLAS runs its best kernels for this CPU (OPENBLAS_CORETYPE pinned and
+// printed, bench/peers/openblas.cc); oneDNN its own dispatch.
+// usage: arbiter_x86 [--quick]   (--quick leaves out the 4096^3 shape)
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "arbiter/arbiter.h"
+#include "arbiter/stub_candidate.h"
+#include "peers/openblas.h"
+#include "spec/spec_loader.h"
+#include "support/diagnostics.h"
+#include "targets/registry.h"
+#include "tesserart.h"
+
+namespace {
+
+using namespace tsr;
+
+struct Shape {
+  const char* what;
+  int64_t m, n, k;
+  const char* epilogue;   // "" or a YAML list
+};
+
+const char* kDelegates =
+    "candidates:\n"
+    "  - kernel_call: {callee: cblas_sgemm, arch: x86, binding: c_abi, provenance: vendor_library,\n"
+    "                  accuracy: {kind: tolerance_bounded, tolerance: 1e-3, tolerance_rel: 1e-3},\n"
+    "                  determinism: deterministic}\n"
+    "  - kernel_call: {callee: dnnl_sgemm, arch: x86, binding: c_abi, provenance: vendor_library,\n"
+    "                  accuracy: {kind: tolerance_bounded, tolerance: 1e-3, tolerance_rel: 1e-3},\n"
+    "                  determinism: deterministic}\n";
+
+std::string spec_yaml(const Shape& s) {
+  const bool fused = std::strlen(s.epilogue) > 0;
+  return "tesserac: 1\nkernel: bench_mm\nfamily: matmul\ndtype: f32\naccumulate: f32\nshape: {M: " +
+         std::to_string(s.m) + ", N: " + std::to_string(s.n) + ", K: " + std::to_string(s.k) +
+         "}\nlayout: {a: row, b: row}\n" + (fused ? std::string("epilogue: ") + s.epilogue + "\n" : "") +
+         "accuracy: {kind: tolerance_bounded, atol: 1e-3, rtol: 1e-3}\ndeterminism: deterministic\n" +
+         (fused ? "" : kDelegates);   // the delegates cannot fuse an epilogue (the verifier refuses them)
+}
+
+std::string fmt_ns(double ns) {
+  char b[32];
+  if (ns < 1e4) std::snprintf(b, sizeof b, "%.0f ns", ns);
+  else if (ns < 1e7) std::snprintf(b, sizeof b, "%.1f us", ns / 1e3);
+  else std::snprintf(b, sizeof b, "%.1f ms", ns / 1e6);
+  return b;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  tsr::bench::openblas_pin_best_kernels(argv);
+  const bool quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;
+  const Target* x86 = find_target("x86");
+  std::string arch;
+  for (const char* a : {"v4", "v3", "v2"})
+    if (x86->device(a).present) { arch = a; break; }
+  if (arch.empty() || !x86->toolchain().found) {
+    std::printf("arbiter_x86: no x86 tier or no clang here\n");
+    return 2;
+  }
+  const TargetName target{"x86", arch};
+  std::printf("arbiter_x86: x86:%s on %s, %u workers (tsr executor)\n", arch.c_str(),
+              x86->device(arch).name.c_str(), tsr_executor_worker_count());
+  std::printf("peer: %s\n\n", tsr::bench::openblas_description().c_str());
+  std::vector<Shape> shapes = {
+      {"tiny", 8, 8, 8, ""},
+      {"small", 64, 64, 64, ""},
+      {"medium", 256, 256, 256, ""},
+      {"large", 1024, 1024, 1024, ""},
+      {"decode (skinny M)", 1, 4096, 4096, ""},
+      {"decode batch 8", 8, 4096, 1024, ""},
+      {"tall-skinny N", 2048, 16, 2048, ""},
+      {"fused bias+gelu", 512, 512, 512, "[bias, gelu_tanh]"},
+      {"huge", 4096, 4096, 4096, ""},
+  };
+  if (quick) shapes.pop_back();
+  std::printf("%-18s %-16s %-46s %10s %-40s %10s %7s\n", "shape", "M x N x K", "selected route", "selected",
+              "fastest candidate (re-measured)", "time", "ratio");
+  double worst = 0.0;
+  int failures = 0;
+  for (const Shape& s : shapes) {
+    DiagnosticEngine diag;
+    std::optional<KernelSpec> spec = decode_spec(spec_yaml(s), "bench.yaml", diag);
+    if (!spec) {
+      std::printf("%s: spec does not decode:\n%s\n", s.what, diag.render().c_str());
+      return 2;
+    }
+    TuneOptions options;
+    Expected<TuneOutcome> o = tune_kernel(*spec, target, options);
+    if (!o || !o->artifact) {
+      std::printf("%s: not tuned: %s\n", s.what, o ? o->not_measured.c_str() : o.error().message().c_str());
+      ++failures;
+      continue;
+    }
+    // Re-measure, interleaved: the tuned variant as shipped, then every candidate that was measured.
+    std::vector<std::unique_ptr<StubCandidate>> loaded;
+    std::vector<std::string> names = {"selected"};
+    Expected<std::unique_ptr<StubCandidate>> sel = StubCandidate::open(*spec, *o->artifact, 0);
+    if (!sel) { std::printf("%s: %s\n", s.what, sel.error().message().c_str()); return 2; }
+    loaded.push_back(std::move(*sel));
+    for (size_t i = 0; i < o->candidates.size(); ++i) {
+      if (o->candidates[i].outcome != CandidateOutcome::measured || !o->candidate_artifacts[i]) continue;
+      Expected<std::unique_ptr<StubCandidate>> c =
+          StubCandidate::open(*spec, *o->candidate_artifacts[i], o->candidates[i].kind == "kernel_call" ? 1 : 0);
+      if (!c) continue;
+      loaded.push_back(std::move(*c));
+      names.push_back(o->candidates[i].name);
+    }
+    LaunchBuffers buffers = make_launch_buffers(*spec, {}, 99);
+    std::vector<const StubCandidate*> ptrs;
+    for (const auto& l : loaded) ptrs.push_back(l.get());
+    Expected<std::vector<Measurement>> m = measure_interleaved(ptrs, buffers, 9, 5.0);
+    if (!m) { std::printf("%s: %s\n", s.what, m.error().message().c_str()); return 2; }
+    size_t best = 1;
+    for (size_t i = 2; i < m->size(); ++i)
+      if ((*m)[i].median_ns < (*m)[best].median_ns) best = i;
+    const double ratio = (*m)[0].median_ns / (*m)[best].median_ns;
+    worst = std::max(worst, ratio);
+    std::string route = o->artifact->metadata.at("route.0");
+    char dims[48];
+    std::snprintf(dims, sizeof dims, "%lldx%lldx%lld", (long long)s.m, (long long)s.n, (long long)s.k);
+    std::printf("%-18s %-16s %-46s %10s %-40s %10s %7.3f\n", s.what, dims, route.substr(0, 46).c_str(),
+                fmt_ns((*m)[0].median_ns).c_str(), names[best].c_str(), fmt_ns((*m)[best].median_ns).c_str(), ratio);
+    for (size_t i = 1; i < m->size(); ++i)
+      std::printf("%18s   %-44s %10s\n", "", names[i].c_str(), fmt_ns((*m)[i].median_ns).c_str());
+  }
+  std::printf("\nworst selected / min(candidates): %.3f (goal <= 1.02)%s\n", worst,
+              failures ? " — some shapes were not tuned" : "");
+  return worst <= 1.02 && failures == 0 ? 0 : 1;
+}

@@ -1,0 +1,135 @@
+#include "arbiter/stub_candidate.h"
+
+#include <algorithm>
+#include <chrono>
+#include <random>
+
+#include "archive/archive_writer.h"
+#include "driver/assemble_archive.h"
+#include "spec/abi.h"
+#include "support/half.h"
+
+namespace tsr {
+
+namespace {
+
+tsr_dtype to_stub(DType t) {
+  switch (t) {
+    case DType::f32: return TSR_DTYPE_F32;
+    case DType::f16: return TSR_DTYPE_F16;
+    case DType::bf16: return TSR_DTYPE_BF16;
+  }
+  return TSR_DTYPE_F32;
+}
+
+using Clock = std::chrono::steady_clock;
+
+double ns_since(Clock::time_point start) {
+  return std::chrono::duration<double, std::nano>(Clock::now() - start).count();
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n == 0 ? 0.0 : n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+}  // namespace
+
+LaunchBuffers make_launch_buffers(const KernelSpec& spec, const std::map<std::string, int64_t>& scalars,
+                                  uint64_t seed) {
+  LaunchBuffers out;
+  const KernelAbi abi = kernel_abi(spec);
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> dist(-1.0, 1.0);
+  for (const Binding* b : abi.buffers()) {
+    const int64_t count = abi.element_count(*b, scalars).value_or(0);
+    std::vector<uint8_t> bytes(static_cast<size_t>(count) * dtype_size(b->dtype) + 64);
+    if (b->role == Role::input)
+      for (int64_t i = 0; i < count; ++i) store_element(bytes.data(), b->dtype, i, dist(rng));
+    out.storage.push_back(std::move(bytes));
+  }
+  const std::vector<const Binding*> buffers = abi.buffers();
+  for (size_t i = 0; i < buffers.size(); ++i)
+    out.args.push_back({out.storage[i].data(), out.storage[i].size(), to_stub(buffers[i]->dtype),
+                        buffers[i]->role == Role::input ? TSR_ROLE_IN : TSR_ROLE_OUT});
+  for (const std::string& s : abi.scalar_names()) out.scalars.push_back(scalars.at(s));
+  return out;
+}
+
+Expected<std::unique_ptr<StubCandidate>> StubCandidate::open(const KernelSpec& spec, const Artifact& artifact,
+                                                             int delegates) {
+  std::unique_ptr<StubCandidate> c(new StubCandidate());
+  c->name_ = spec.name;
+  ArchiveContents contents;
+  contents.kernels.push_back(archive_kernel(spec));
+  contents.kernels.back().variants.push_back(artifact);
+  Expected<std::vector<uint8_t>> bytes = serialize_archive(contents);
+  if (!bytes) return bytes.take_error();
+  c->bytes_ = std::move(*bytes);
+  char message[256] = "";
+  tsr_open_options open_options{0, message, sizeof message};
+  tsr_status st = tsr_archive_open_memory(c->bytes_.data(), c->bytes_.size(), &open_options, &c->archive_);
+  if (st != TSR_OK)
+    return toolchain_error("stub: tsr_archive_open_memory: " + std::string(tsr_status_string(st)) + ": " + message);
+  tsr_select_options select{};
+  select.target_kind = artifact.target.kind.c_str();
+  select.arch = artifact.target.arch.c_str();
+  select.require_qualified = -1;
+  select.delegates = delegates;
+  st = tsr_kernel_load(c->archive_, spec.name.c_str(), &select, &c->kernel_);
+  if (st != TSR_OK)
+    return toolchain_error("stub: tsr_kernel_load: " + std::string(tsr_status_string(st)) + ": " +
+                           tsr_archive_last_message(c->archive_));
+  return c;
+}
+
+StubCandidate::~StubCandidate() {
+  tsr_kernel_unload(kernel_);
+  tsr_archive_close(archive_);
+}
+
+Expected<std::string> StubCandidate::route(const std::vector<int64_t>& scalars) const {
+  const char* step = nullptr;
+  const tsr_status st = tsr_kernel_route(kernel_, scalars.data(), scalars.size(), &step);
+  if (st != TSR_OK)
+    return toolchain_error(name_ + ": " + tsr_status_string(st) + ": " + tsr_kernel_last_message(kernel_));
+  return std::string(step ? step : "");
+}
+
+Status StubCandidate::launch(LaunchBuffers& b) const {
+  const tsr_status st =
+      tsr_kernel_launch(kernel_, b.args.data(), b.args.size(), b.scalars.data(), b.scalars.size(), nullptr);
+  if (st != TSR_OK)
+    return toolchain_error(name_ + ": tsr_kernel_launch: " + tsr_status_string(st) + ": " +
+                           tsr_kernel_last_message(kernel_));
+  return ok();
+}
+
+Expected<std::vector<Measurement>> measure_interleaved(const std::vector<const StubCandidate*>& candidates,
+                                                       LaunchBuffers& buffers, int rounds, double min_sample_ms) {
+  std::vector<Measurement> out(candidates.size());
+  // Warm-up: two launches each (page faults, lazy binding, delegate
+  // resolution, the thread pool's start), then the batch size from a third.
+  for (size_t c = 0; c < candidates.size(); ++c) {
+    for (int i = 0; i < 2; ++i)
+      if (Status s = candidates[c]->launch(buffers); !s.ok()) return s.take_error();
+    const Clock::time_point start = Clock::now();
+    if (Status s = candidates[c]->launch(buffers); !s.ok()) return s.take_error();
+    const double one = std::max(ns_since(start), 1.0);
+    out[c].launches_per_sample = static_cast<int>(std::clamp(min_sample_ms * 1e6 / one, 1.0, 100000.0));
+  }
+  for (int r = 0; r < rounds; ++r) {
+    for (size_t i = 0; i < candidates.size(); ++i) {
+      const size_t c = (i + static_cast<size_t>(r)) % candidates.size();
+      const Clock::time_point start = Clock::now();
+      for (int l = 0; l < out[c].launches_per_sample; ++l)
+        if (Status s = candidates[c]->launch(buffers); !s.ok()) return s.take_error();
+      out[c].samples_ns.push_back(ns_since(start) / out[c].launches_per_sample);
+    }
+  }
+  for (Measurement& m : out) m.median_ns = median(m.samples_ns);
+  return out;
+}
+
+}  // namespace tsr

@@ -21,6 +21,17 @@ class ForwardingTarget : public Target {
   Expected<Artifact> compile(const KernelSpec& s, const std::string& a, const std::string& src) const override {
     return inner_.compile(s, a, src);
   }
+  std::vector<GeneratedCandidate> generated_candidates(const KernelSpec& s, const std::string& a) const override {
+    return inner_.generated_candidates(s, a);
+  }
+  Expected<std::string> emit_candidate(const KernelSpec& s, const std::string& a, const std::string& candidate,
+                                       const std::string& entry_suffix) const override {
+    return inner_.emit_candidate(s, a, candidate, entry_suffix);
+  }
+  Expected<Artifact> compile_candidates(const KernelSpec& s, const std::string& a,
+                                        const std::vector<std::string>& sources) const override {
+    return inner_.compile_candidates(s, a, sources);
+  }
   std::string artifact_file_extension(const Artifact& a) const override { return inner_.artifact_file_extension(a); }
   DeviceInfo device(const std::string& a) const override { return inner_.device(a); }
   BudgetFloor budget_floor(const KernelSpec& s) const override { return inner_.budget_floor(s); }

@@ -76,6 +76,16 @@ struct BudgetFloor {
   double rtol = 0.0;
 };
 
+// One generated variant of a kernel on one target/arch (issue 14 item 3):
+// the emitter's tunables fixed to values. "default" comes first and is what
+// emit() writes, byte for byte; the others are named by their tunables
+// ("mr4.nv2.kc128.mc64"), so a name is stable across builds and readable in
+// tuning records.
+struct GeneratedCandidate {
+  std::string name;
+  std::map<std::string, std::string> tunables;   // {"mr","4"},{"nv","2"},...; empty for default
+};
+
 // A device that is not there, and why ("no CUDA driver ...").
 inline DeviceInfo absent_device(std::string why) {
   DeviceInfo info;
@@ -108,6 +118,21 @@ class Target {
   virtual DeviceInfo device(const std::string& arch) const = 0;
   virtual Status run(const KernelSpec& spec, const Artifact& artifact, LaunchArgs& args) const = 0;
   virtual BudgetFloor budget_floor(const KernelSpec& spec) const = 0;
+
+  // Generated candidates (docs/targets-x86.md, docs/targets-cuda.md, "Tunables
+  // and generated candidates"). The defaults keep a target without tunables
+  // working: one candidate, "default", which is emit(); no renamed entries;
+  // one source per artifact.
+  virtual std::vector<GeneratedCandidate> generated_candidates(const KernelSpec& spec, const std::string& arch) const;
+  // One candidate's source; its exported entry symbols are <kernel>_tsr_entry<entry_suffix>
+  // and ..._workspace (x86). emit_candidate(spec, arch, "default", "") == emit(spec, arch).
+  // An unknown name is invalid input naming the known ones.
+  virtual Expected<std::string> emit_candidate(const KernelSpec& spec, const std::string& arch,
+                                               const std::string& candidate, const std::string& entry_suffix) const;
+  // One artifact from several emitted sources, each its own translation unit;
+  // Artifact.entry is the first source's entry, the key covers every source.
+  virtual Expected<Artifact> compile_candidates(const KernelSpec& spec, const std::string& arch,
+                                                const std::vector<std::string>& sources) const;
 
   // The same target with the CPU emulator as its compile step and runner
   // (docs/emulator.md; `build/test --emulate` uses it where no device is

@@ -10,8 +10,6 @@ namespace tsr::cuda {
 
 namespace {
 
-constexpr int kBlock = 256;
-
 // The op pipeline as one f32 function of the inputs: v = in0; binary ops take
 // the next input, unary ops transform v.
 std::string apply_function(const ElementwiseSpec& e) {
@@ -30,7 +28,7 @@ std::string apply_function(const ElementwiseSpec& e) {
 
 EmittedKernel emit_elementwise(const KernelSpec& spec) { return emit_elementwise(spec, {prelude(spec), 32}); }
 
-EmittedKernel emit_elementwise(const KernelSpec& spec, const GpuDialect& dialect) {
+EmittedKernel emit_elementwise(const KernelSpec& spec, const GpuDialect& dialect, int block) {
   const ElementwiseSpec& e = spec.elementwise();
   const int inputs = e.num_inputs();
   const int vec = vector_width(spec.dtype);
@@ -38,7 +36,7 @@ EmittedKernel emit_elementwise(const KernelSpec& spec, const GpuDialect& dialect
   const std::string out = buffer_param("out");
 
   std::string s = dialect.prelude + apply_function(e);
-  s += kernel_signature(spec, kBlock) + " {\n";
+  s += kernel_signature(spec, block) + " {\n";
   s += "  const long long n = " + dim_expr(spec, e.n) + ";\n";
   s += "  if (n == 0) return;\n";
   s += "  const long long stride = (long long)gridDim.x * blockDim.x;\n";
@@ -61,8 +59,8 @@ EmittedKernel emit_elementwise(const KernelSpec& spec, const GpuDialect& dialect
   s += "));\n}\n";
 
   EmittedKernel k{std::move(s), {}};
-  k.plan.block_x = kBlock;
-  k.plan.grid_x = grid_cdiv(e.n, static_cast<int64_t>(kBlock) * vec);
+  k.plan.block_x = block;
+  k.plan.grid_x = grid_cdiv(e.n, static_cast<int64_t>(block) * vec);
   return k;
 }
 

@@ -53,70 +53,76 @@ std::string dims(const KernelSpec& spec) {
 
 // ---- f32: FMA tiles ---------------------------------------------------------
 
-std::string simt_kernel(const KernelSpec& spec) {
+int log2_of(int v) {
+  int l = 0;
+  while ((1 << l) < v) ++l;
+  return l;
+}
+
+// `for t < count: e = tid + t * 256; <body>` over one operand tile's elements.
+std::string tile_load_loop(int count, const std::string& body) {
+  return "#pragma unroll\n    for (int t = 0; t < " + std::to_string(count) + "; ++t) {\n" +
+         "      const int e = tid + t * 256;\n" + body + "    }\n";
+}
+
+std::string simt_kernel(const KernelSpec& spec, const FmaTiling& t) {
   const MatmulSpec& m = spec.matmul();
   const bool a_row = m.a == Layout::row, b_row = m.b == Layout::row;
+  auto n = [](int v) { return std::to_string(v); };
   // f32 operands are read as stored; 16-bit ones (the hip target's plain path) converted.
   const std::string ld = spec.dtype == DType::f32 ? "tsr_ldg" : "tsr_ld";
+  const int threads_n = t.bn / t.tn;
   std::string s = kernel_signature(spec, 256) + " {\n" + dims(spec);
-  s += R"(  __shared__ float As[16][64 + 4];   // [k][m]
-  __shared__ float Bs[16][64 + 4];   // [k][n]
-  const int tid = threadIdx.x, tx = tid & 15, ty = tid >> 4;
-  const long long m0 = (long long)blockIdx.y * 64, n0 = (long long)blockIdx.x * 64;
-  float acc[4][4];
-#pragma unroll
-  for (int i = 0; i < 4; ++i)
-#pragma unroll
-    for (int j = 0; j < 4; ++j) acc[i][j] = 0.0f;
-  for (long long k0 = 0; k0 < K; k0 += 16) {
-#pragma unroll
-    for (int t = 0; t < 4; ++t) {
-      const int e = tid + t * 256;
-)";
-  // Map the 1024 tile elements so consecutive threads read consecutive addresses.
+  s += "  __shared__ float As[" + n(t.bk) + "][" + n(t.bm) + " + 4];   // [k][m]\n";
+  s += "  __shared__ float Bs[" + n(t.bk) + "][" + n(t.bn) + " + 4];   // [k][n]\n";
+  s += "  const int tid = threadIdx.x, tx = tid & " + n(threads_n - 1) + ", ty = tid >> " + n(log2_of(threads_n)) +
+       ";\n";
+  s += "  const long long m0 = (long long)blockIdx.y * " + n(t.bm) + ", n0 = (long long)blockIdx.x * " + n(t.bn) +
+       ";\n";
+  s += "  float acc[" + n(t.tm) + "][" + n(t.tn) + "];\n";
+  s += "#pragma unroll\n  for (int i = 0; i < " + n(t.tm) + "; ++i)\n";
+  s += "#pragma unroll\n    for (int j = 0; j < " + n(t.tn) + "; ++j) acc[i][j] = 0.0f;\n";
+  s += "  for (long long k0 = 0; k0 < K; k0 += " + n(t.bk) + ") {\n";
+  // Map the tile elements so consecutive threads read consecutive addresses.
+  std::string load_a, load_b;
   if (a_row)
-    s += "      const int ak = e & 15, am = e >> 4;\n"
-         "      const long long gm = m0 + am, gk = k0 + ak;\n"
-         "      As[ak][am] = (gm < M && gk < K) ? " + ld + "(p_a, gm * K + gk) : 0.0f;\n";
+    load_a = "      const int ak = e & " + n(t.bk - 1) + ", am = e >> " + n(log2_of(t.bk)) + ";\n" +
+             "      const long long gm = m0 + am, gk = k0 + ak;\n"
+             "      As[ak][am] = (gm < M && gk < K) ? " + ld + "(p_a, gm * K + gk) : 0.0f;\n";
   else
-    s += "      const int am = e & 63, ak = e >> 6;\n"
-         "      const long long gm = m0 + am, gk = k0 + ak;\n"
-         "      As[ak][am] = (gm < M && gk < K) ? " + ld + "(p_a, gk * M + gm) : 0.0f;\n";
+    load_a = "      const int am = e & " + n(t.bm - 1) + ", ak = e >> " + n(log2_of(t.bm)) + ";\n" +
+             "      const long long gm = m0 + am, gk = k0 + ak;\n"
+             "      As[ak][am] = (gm < M && gk < K) ? " + ld + "(p_a, gk * M + gm) : 0.0f;\n";
   if (b_row)
-    s += "      const int bn = e & 63, bk = e >> 6;\n"
-         "      const long long gn = n0 + bn, gkb = k0 + bk;\n"
-         "      Bs[bk][bn] = (gn < N && gkb < K) ? " + ld + "(p_b, gkb * N + gn) : 0.0f;\n";
+    load_b = "      const int bn = e & " + n(t.bn - 1) + ", bk = e >> " + n(log2_of(t.bn)) + ";\n" +
+             "      const long long gn = n0 + bn, gkb = k0 + bk;\n"
+             "      Bs[bk][bn] = (gn < N && gkb < K) ? " + ld + "(p_b, gkb * N + gn) : 0.0f;\n";
   else
-    s += "      const int bk = e & 15, bn = e >> 4;\n"
-         "      const long long gn = n0 + bn, gkb = k0 + bk;\n"
-         "      Bs[bk][bn] = (gn < N && gkb < K) ? " + ld + "(p_b, gn * K + gkb) : 0.0f;\n";
-  s += R"(    }
-    tsr_syncthreads();
-#pragma unroll
-    for (int kk = 0; kk < 16; ++kk) {
-      float av[4], bv[4];
-#pragma unroll
-      for (int i = 0; i < 4; ++i) { av[i] = As[kk][ty * 4 + i]; bv[i] = Bs[kk][tx * 4 + i]; }
-#pragma unroll
-      for (int i = 0; i < 4; ++i)
-#pragma unroll
-        for (int j = 0; j < 4; ++j) acc[i][j] = fmaf(av[i], bv[j], acc[i][j]);
-    }
-    tsr_syncthreads();
-  }
-#pragma unroll
-  for (int i = 0; i < 4; ++i) {
-    const long long row = m0 + ty * 4 + i;
-    if (row >= M) continue;
-#pragma unroll
-    for (int j = 0; j < 4; ++j) {
-      const long long col = n0 + tx * 4 + j;
-      if (col < N) tsr_st(p_c, row * N + col, tsr_epilogue(acc[i][j], row, col, N)" +
-       matmul_epilogue_args(m) + R"());
-    }
-  }
-}
-)";
+    load_b = "      const int bk = e & " + n(t.bk - 1) + ", bn = e >> " + n(log2_of(t.bk)) + ";\n" +
+             "      const long long gn = n0 + bn, gkb = k0 + bk;\n"
+             "      Bs[bk][bn] = (gn < N && gkb < K) ? " + ld + "(p_b, gn * K + gkb) : 0.0f;\n";
+  const int a_loads = t.bk * t.bm / 256, b_loads = t.bk * t.bn / 256;
+  if (a_loads == b_loads) s += tile_load_loop(a_loads, load_a + load_b);
+  else s += tile_load_loop(a_loads, load_a) + tile_load_loop(b_loads, load_b);
+  s += "    tsr_syncthreads();\n";
+  s += "#pragma unroll\n    for (int kk = 0; kk < " + n(t.bk) + "; ++kk) {\n";
+  s += "      float av[" + n(t.tm) + "], bv[" + n(t.tn) + "];\n";
+  if (t.tm == t.tn)
+    s += "#pragma unroll\n      for (int i = 0; i < " + n(t.tm) + "; ++i) { av[i] = As[kk][ty * " + n(t.tm) +
+         " + i]; bv[i] = Bs[kk][tx * " + n(t.tn) + " + i]; }\n";
+  else
+    s += "#pragma unroll\n      for (int i = 0; i < " + n(t.tm) + "; ++i) av[i] = As[kk][ty * " + n(t.tm) + " + i];\n" +
+         "#pragma unroll\n      for (int j = 0; j < " + n(t.tn) + "; ++j) bv[j] = Bs[kk][tx * " + n(t.tn) + " + j];\n";
+  s += "#pragma unroll\n      for (int i = 0; i < " + n(t.tm) + "; ++i)\n";
+  s += "#pragma unroll\n        for (int j = 0; j < " + n(t.tn) + "; ++j) acc[i][j] = fmaf(av[i], bv[j], acc[i][j]);\n";
+  s += "    }\n    tsr_syncthreads();\n  }\n";
+  s += "#pragma unroll\n  for (int i = 0; i < " + n(t.tm) + "; ++i) {\n";
+  s += "    const long long row = m0 + ty * " + n(t.tm) + " + i;\n    if (row >= M) continue;\n";
+  s += "#pragma unroll\n    for (int j = 0; j < " + n(t.tn) + "; ++j) {\n";
+  s += "      const long long col = n0 + tx * " + n(t.tn) + " + j;\n";
+  s += "      if (col < N) tsr_st(p_c, row * N + col, tsr_epilogue(acc[i][j], row, col, N" + matmul_epilogue_args(m) +
+       "));\n";
+  s += "    }\n  }\n}\n";
   return s;
 }
 
@@ -271,25 +277,24 @@ std::string mma_kernel(const KernelSpec& spec) {
 }  // namespace
 
 EmittedKernel emit_matmul_fma_tiles(const KernelSpec& spec, const GpuDialect& dialect) {
-  EmittedKernel k{dialect.prelude + matmul_epilogue_function(spec) + simt_kernel(spec), {}};
+  EmittedKernel k{dialect.prelude + matmul_epilogue_function(spec) + simt_kernel(spec, FmaTiling{}), {}};
   k.plan.block_x = 256;
   k.plan.grid_x = grid_cdiv(spec.matmul().n, 64);
   k.plan.grid_y = grid_cdiv(spec.matmul().m, 64);
   return k;
 }
 
-EmittedKernel emit_matmul(const KernelSpec& spec) {
+EmittedKernel emit_matmul(const KernelSpec& spec, const FmaTiling& tiling) {
   const MatmulSpec& m = spec.matmul();
   const bool tensor_cores = spec.dtype != DType::f32;
   std::string s = prelude(spec);
   s += matmul_epilogue_function(spec);
-  s += tensor_cores ? mma_kernel(spec) : simt_kernel(spec);
+  s += tensor_cores ? mma_kernel(spec) : simt_kernel(spec, tiling);
 
-  const int tile = tensor_cores ? 128 : 64;
   EmittedKernel k{std::move(s), {}};
   k.plan.block_x = 256;
-  k.plan.grid_x = grid_cdiv(m.n, tile);
-  k.plan.grid_y = grid_cdiv(m.m, tile);
+  k.plan.grid_x = grid_cdiv(m.n, tensor_cores ? 128 : tiling.bn);
+  k.plan.grid_y = grid_cdiv(m.m, tensor_cores ? 128 : tiling.bm);
   return k;
 }
 

@@ -6,6 +6,7 @@
 #include "spec/abi.h"
 #include "support/sha256.h"
 #include "targets/compile_step_error.h"
+#include "targets/cuda/cuda_candidates.h"
 #include "targets/cuda/cuda_abi_check.h"
 #include "targets/cuda/cuda_archs.h"
 #include "targets/cuda/cuda_emit_kernels.h"
@@ -13,6 +14,7 @@
 #include "targets/cuda/cuda_launch_geometry.h"
 #include "targets/cuda/cuda_toolkit.h"
 #include "targets/cuda/emulator/emulator.h"
+#include "targets/target_candidates.h"
 
 namespace tsr {
 
@@ -39,6 +41,26 @@ class CudaTarget final : public Target {
     return cuda::emit_kernel(spec).source;
   }
 
+  std::vector<GeneratedCandidate> generated_candidates(const KernelSpec& spec, const std::string& arch) const override {
+    if (!unsupported_reason(spec, arch).empty()) return Target::generated_candidates(spec, arch);
+    return cuda::cuda_candidates(spec);
+  }
+
+  // Each candidate is an artifact of its own, entry = the kernel's name (the
+  // stub's CUDA backend resolves that function): no suffix.
+  Expected<std::string> emit_candidate(const KernelSpec& spec, const std::string& arch, const std::string& candidate,
+                                       const std::string& entry_suffix) const override {
+    if (std::string why = unsupported_reason(spec, arch); !why.empty())
+      return invalid_input("kernel '" + spec.name + "': " + why);
+    Expected<GeneratedCandidate> found = find_generated_candidate(*this, spec, arch, candidate);
+    if (!found) return found.take_error();
+    if (!entry_suffix.empty())
+      return invalid_input("kernel '" + spec.name + "': target cuda:" + arch +
+                           " builds one candidate per artifact and does not rename its entry (entry suffix '" +
+                           entry_suffix + "')");
+    return cuda::emit_cuda_candidate(spec, *found).source;
+  }
+
   ToolchainInfo toolchain() const override { return cuda::cuda_toolkit().info(); }
 
   Expected<Artifact> compile(const KernelSpec& spec, const std::string& arch,
@@ -47,7 +69,7 @@ class CudaTarget final : public Target {
       return invalid_input("kernel '" + spec.name + "': " + why);
     // The launch geometry, checked with the stub's own evaluator where it is static.
     const KernelAbi abi = kernel_abi(spec);
-    const cuda::LaunchPlan plan = cuda::emit_kernel(spec).plan;
+    const cuda::LaunchPlan plan = cuda::launch_plan_for_source(spec, source);
     if (Status s = cuda::check_launch_geometry(plan, abi.scalar_names()); !s)
       return with_spec(spec, arch, "launch geometry check", s.error());
     const cuda::CudaToolkit& tk = cuda::cuda_toolkit();

@@ -28,12 +28,15 @@ std::string pipeline_description(const ElementwiseSpec& e) {
 // that computes an element. It is not inlined, so the array's tail (copied
 // into zero-padded vectors) runs the very instructions the body runs and an
 // element's bits never depend on where a task or the array ends.
-std::string vector_pass(const KernelSpec& spec) {
+std::string vector_pass(const KernelSpec& spec, int unroll) {
   const ElementwiseSpec& e = spec.elementwise();
   std::ostringstream os;
   os << "TSR_VECTOR_FN __attribute__((noinline)) static void tsr_vectors(" << buffer_params(spec)
-     << ", int64_t count) {\n"
-     << "  for (int64_t i = 0; i < count * VW; i += VW) {\n"
+     << ", int64_t count) {\n";
+  // unroll > 1 (a generated candidate): the same instructions per vector,
+  // more vectors in flight per loop step.
+  if (unroll > 1) os << "#pragma clang loop unroll_count(" << unroll << ")\n";
+  os << "  for (int64_t i = 0; i < count * VW; i += VW) {\n"
      << "    tsr_vec v = tsr_load_vec(in0 + i);\n";
   int next = 1;
   for (Op op : e.ops) {
@@ -76,21 +79,22 @@ std::string element_range(const KernelSpec& spec) {
 
 }  // namespace
 
-std::string emit_elementwise(const KernelSpec& spec, const Tier& tier) {
+std::string emit_elementwise(const KernelSpec& spec, const Tier& tier, const EmitChoice& choice) {
   const ElementwiseSpec& e = spec.elementwise();
   std::ostringstream os;
-  os << emit_prelude(spec, tier, "elementwise over n = " + e.n.str() + " elements: " + pipeline_description(e));
+  os << emit_prelude(spec, tier, "elementwise over n = " + e.n.str() + " elements: " + pipeline_description(e),
+                     choice.entry_suffix);
   os << "enum { TASK_ELEMENTS = " << kTaskElements << " }; /* elements per task, whatever the worker count */\n"
      << "_Static_assert(TASK_ELEMENTS % VW == 0, \"tasks start on whole vectors\");\n\n"
-     << emit_vector_io(spec, tier) << vector_pass(spec) << element_range(spec)
+     << emit_vector_io(spec, tier) << vector_pass(spec, choice.unroll) << element_range(spec)
      << emit_launch_struct(spec, "  int64_t dim_count;\n")
      << emit_range_task(spec, "dim_count", "TASK_ELEMENTS", "tsr_elements", "")
-     << emit_entry_head(spec)
+     << emit_entry_head(spec, choice.entry_suffix)
      << "  l.dim_count = " << dim_expr(spec, e.n) << ";\n"
      << "  if (l.dim_count <= 0) return;\n"
      << "  tsr_run(ctx, (l.dim_count + TASK_ELEMENTS - 1) / TASK_ELEMENTS, tsr_task, &l);\n"
      << "}\n\n"
-     << emit_no_workspace(spec);
+     << emit_no_workspace(spec, choice.entry_suffix);
   return os.str();
 }
 

@@ -18,13 +18,7 @@ namespace tsr::x86 {
 
 namespace {
 
-struct Tiling {
-  int mr;          // rows of C per micro-tile
-  int nv;          // vectors per micro-tile row; NR = nv * vector_floats
-  int kc;          // depth of one packed block
-  int mc;          // rows of A per packed block (multiple of mr)
-  long b_budget;   // bytes of packed B kept live per column block
-};
+using Tiling = MatmulTiling;
 
 // Row counts with their own micro-kernel below MR (powers of two): a panel
 // of r rows runs the smallest one >= r.
@@ -34,19 +28,9 @@ std::vector<int> small_panel_rows(const Tiling& t) {
   return rows;
 }
 
-// Register budget: mr * nv accumulators + nv B vectors + one broadcast must
-// fit the tier's vector registers (16 for SSE/AVX2, 32 for AVX-512). On
-// Zen 4, 8 x 32 measured level with 14 x 32 and with OpenBLAS (docs/performance.md).
-Tiling tiling_for(const Tier& tier) {
-  if (tier.arch == "v4") return Tiling{8, 2, 256, 128, 4l << 20};
-  if (tier.arch == "v3") return Tiling{6, 2, 256, 120, 4l << 20};
-  return Tiling{6, 2, 256, 120, 2l << 20};
-}
-
-// A column block is split into tiles until it has kTasksWanted tasks (a
-// constant, never the worker count), but no tile narrower than
-// kTileMinPanels panels: each tile repacks its rows of A.
-constexpr int kTasksWanted = 16;
+// A column block is split into tiles until it has Tiling::tasks_wanted tasks
+// (a constant of the source, never the worker count), but no tile narrower
+// than kTileMinPanels panels: each tile repacks its rows of A.
 constexpr int kTileMinPanels = 8;
 
 // Skinny C (M within one MC row block, the decode case): every element of B
@@ -137,10 +121,10 @@ std::string emit_store_tile(const MatmulSpec& mm) {
   return os.str();
 }
 
-std::string emit_matmul_entry(const KernelSpec& spec, bool skinny_plan) {
+std::string emit_matmul_entry(const KernelSpec& spec, bool skinny_plan, const std::string& entry_suffix) {
   const MatmulSpec& mm = spec.matmul();
   std::ostringstream os;
-  os << emit_entry_head(spec)
+  os << emit_entry_head(spec, entry_suffix)
      << "  l.dim_m = " << dim_expr(spec, mm.m) << ";\n"
      << "  l.dim_n = " << dim_expr(spec, mm.n) << ";\n"
      << "  l.dim_k = " << dim_expr(spec, mm.k) << ";\n"
@@ -159,7 +143,7 @@ std::string emit_matmul_entry(const KernelSpec& spec, bool skinny_plan) {
      << "  }\n"
      << "}\n\n";
 
-  os << emit_workspace_head(spec)
+  os << emit_workspace_head(spec, entry_suffix)
      << "  const int64_t dim_m = " << dim_expr(spec, mm.m) << ", dim_n = " << dim_expr(spec, mm.n)
      << ", dim_k = " << dim_expr(spec, mm.k) << ";\n"
      << "  if (dim_m <= 0 || dim_n <= 0) return 0;\n"
@@ -219,9 +203,9 @@ std::string micro_kernel(const Tiling& t, const Tier& tier, int rows) {
 
 }  // namespace
 
-std::string emit_matmul(const KernelSpec& spec, const Tier& tier) {
+std::string emit_matmul(const KernelSpec& spec, const Tier& tier, const EmitChoice& choice) {
   const MatmulSpec& mm = spec.matmul();
-  const Tiling t = tiling_for(tier);
+  const Tiling& t = choice.tiling;
   const int nr = t.nv * tier.vector_floats;   // NR, also named in the emitted enum
   const bool a_row = mm.a == Layout::row, b_row = mm.b == Layout::row;
   std::ostringstream os;
@@ -229,10 +213,11 @@ std::string emit_matmul(const KernelSpec& spec, const Tier& tier) {
                      "C[M,N] = A[M,K] * B[K,N] with M = " + mm.m.str() + ", N = " + mm.n.str() +
                          ", K = " + mm.k.str() + "; layout a = " + layout_name(mm.a) + " (stored " +
                          (a_row ? "[M,K]" : "[K,M]") + "), b = " + layout_name(mm.b) + " (stored " +
-                         (b_row ? "[K,N]" : "[N,K]") + "), C row-major; epilogue: " + epilogue_description(mm));
+                         (b_row ? "[K,N]" : "[N,K]") + "), C row-major; epilogue: " + epilogue_description(mm),
+                     choice.entry_suffix);
   os << "enum { MR = " << t.mr << ", NR = " << nr << ", KC = " << t.kc
      << ", MC = " << t.mc << " }; /* micro-tile " << t.mr << " x " << nr << " */\n"
-     << "enum { TASKS_WANTED = " << kTasksWanted << ", TILE_MIN_PANELS = " << kTileMinPanels
+     << "enum { TASKS_WANTED = " << t.tasks_wanted << ", TILE_MIN_PANELS = " << kTileMinPanels
      << " }; /* tasks per column block to aim for; the narrowest column tile, in NR panels */\n"
      << "#define TSR_B_BUDGET_BYTES " << t.b_budget << "L /* packed B kept live per column block */\n"
      << "#define TSR_SKINNY_BLOCK_BYTES " << kSkinnyBlockBytes << "L /* a skinny task's packed KC block of B */\n\n";
@@ -370,8 +355,9 @@ std::string emit_matmul(const KernelSpec& spec, const Tier& tier) {
      << "  const int64_t n_pad = (dim_n + NR - 1) / NR * NR;\n"
      << "  p.m_blocks = (dim_m + MC - 1) / MC;\n"
      << "  p.k_blocks = dim_k > 0 ? (dim_k + KC - 1) / KC : 1;\n"
-     << (dot ? "  p.skinny = p.m_blocks == 1 && !tsr_bf16dot();   /* the pair path packs all of B */\n"
-             : "  p.skinny = p.m_blocks == 1;\n")
+     << (!t.skinny_plan ? "  p.skinny = 0;   /* this candidate always packs all of B */\n"
+      : dot          ? "  p.skinny = p.m_blocks == 1 && !tsr_bf16dot();   /* the pair path packs all of B */\n"
+                     : "  p.skinny = p.m_blocks == 1;\n")
      << "  if (p.skinny) {\n"
      << "    /* one column block of all of N; tiles of TASKS_WANTED-th of it, no wider\n"
      << "     * than keeps a KC block of B within TSR_SKINNY_BLOCK_BYTES */\n"
@@ -457,7 +443,7 @@ std::string emit_matmul(const KernelSpec& spec, const Tier& tier) {
      << "  }\n"
      << "}\n\n";
 
-  os << emit_matmul_entry(spec, /*skinny_plan=*/true);
+  os << emit_matmul_entry(spec, /*skinny_plan=*/true, choice.entry_suffix);
   return os.str();
 }
 

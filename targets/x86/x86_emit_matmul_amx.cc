@@ -67,7 +67,7 @@ static void tsr_amx_block(const uint16_t* ap, const uint16_t* bp, int64_t kpad, 
 
 }  // namespace
 
-std::string emit_matmul_amx(const KernelSpec& spec, const Tier& tier) {
+std::string emit_matmul_amx(const KernelSpec& spec, const Tier& tier, const EmitChoice& choice) {
   const MatmulSpec& mm = spec.matmul();
   const bool a_row = mm.a == Layout::row, b_row = mm.b == Layout::row;
   std::ostringstream os;
@@ -75,7 +75,8 @@ std::string emit_matmul_amx(const KernelSpec& spec, const Tier& tier) {
                      "C[M,N] = A[M,K] * B[K,N] on AMX tiles (TDPBF16PS, f32 accumulation) with M = " + mm.m.str() +
                          ", N = " + mm.n.str() + ", K = " + mm.k.str() + "; layout a = " + layout_name(mm.a) +
                          " (stored " + (a_row ? "[M,K]" : "[K,M]") + "), b = " + layout_name(mm.b) + " (stored " +
-                         (b_row ? "[K,N]" : "[N,K]") + "), C row-major; epilogue: " + epilogue_description(mm));
+                         (b_row ? "[K,N]" : "[N,K]") + "), C row-major; epilogue: " + epilogue_description(mm),
+                     choice.entry_suffix);
   os << "/* tests only: a software model of the AMX instructions replaces the intrinsics\n"
      << " * (tests/unit/amx_model.h; docs/targets-x86.md, \"x86:v4+amx\") */\n"
      << "#ifdef TSR_AMX_MODEL\n#include TSR_AMX_MODEL\n#endif\n\n"
@@ -183,7 +184,7 @@ std::string emit_matmul_amx(const KernelSpec& spec, const Tier& tier) {
      << "  _tile_release();\n"
      << "}\n\n";
 
-  os << emit_matmul_entry(spec, /*skinny_plan=*/false);
+  os << emit_matmul_entry(spec, /*skinny_plan=*/false, choice.entry_suffix);
   return os.str();
 }
 

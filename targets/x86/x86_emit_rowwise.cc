@@ -86,7 +86,7 @@ TSR_VECTOR_FN TSR_HELPER float tsr_row_sum_exp(const tsr_storage* restrict x, in
 
 }  // namespace
 
-std::string emit_rowwise(const KernelSpec& spec, const Tier& tier) {
+std::string emit_rowwise(const KernelSpec& spec, const Tier& tier, const EmitChoice& choice) {
   const RowwiseSpec& r = spec.rowwise();
   const bool layernorm = r.op == RowOp::layernorm;
   std::ostringstream desc;
@@ -94,7 +94,7 @@ std::string emit_rowwise(const KernelSpec& spec, const Tier& tier) {
   if (r.eps) desc << ", eps = " << float_literal(*r.eps);
   if (r.op == RowOp::rmsnorm || layernorm) desc << (r.affine ? ", affine" : ", no affine");
   std::ostringstream os;
-  os << emit_prelude(spec, tier, desc.str());
+  os << emit_prelude(spec, tier, desc.str(), choice.entry_suffix);
   os << "#define TSR_STREAM_BYTES (32u << 20) /* about one server last-level cache */\n"
      << emit_vector_io(spec, tier) << rowwise_vector_helpers(tier) << kReductions;
   // The output pass per op, as a vector expression over loads of x, weight, bias.
@@ -170,7 +170,7 @@ std::string emit_rowwise(const KernelSpec& spec, const Tier& tier) {
      << "}\n\n"
      << emit_launch_struct(spec, "  int64_t dim_cols, dim_rows, rows_per_task;\n  int stream;\n")
      << emit_range_task(spec, "dim_rows", "l->rows_per_task", "tsr_rows", ", l->dim_cols, l->stream")
-     << emit_entry_head(spec)
+     << emit_entry_head(spec, choice.entry_suffix)
      << "  l.dim_rows = " << dim_expr(spec, r.rows) << ";\n"
      << "  l.dim_cols = " << dim_expr(spec, r.cols) << ";\n"
      << "  if (l.dim_rows <= 0 || l.dim_cols <= 0) return;   /* an empty y: nothing to do */\n"
@@ -181,7 +181,7 @@ std::string emit_rowwise(const KernelSpec& spec, const Tier& tier) {
      << "  l.rows_per_task = l.dim_cols < TASK_ELEMENTS ? TASK_ELEMENTS / l.dim_cols : 1;\n"
      << "  tsr_run(ctx, (l.dim_rows + l.rows_per_task - 1) / l.rows_per_task, tsr_task, &l);\n"
      << "}\n\n"
-     << emit_no_workspace(spec);
+     << emit_no_workspace(spec, choice.entry_suffix);
   return os.str();
 }
 

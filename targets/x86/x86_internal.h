@@ -31,6 +31,40 @@ std::string tier_name(const Tier& tier);
 bool uses_amx(const KernelSpec& spec, const Tier& tier);
 Tier code_tier(const KernelSpec& spec, const Tier& tier);
 
+// --- tunables and generated candidates (x86_candidates.cc) ------------------
+
+// The GotoBLAS blocking of the matmul emitter (x86_emit_matmul.cc).
+struct MatmulTiling {
+  int mr = 0;              // rows of C per micro-tile
+  int nv = 0;              // vectors per micro-tile row; NR = nv * vector_floats
+  int kc = 0;              // depth of one packed block
+  int mc = 0;              // rows of A per packed block (multiple of mr)
+  long b_budget = 0;       // bytes of packed B kept live per column block
+  int tasks_wanted = 16;   // tasks per column block to aim for (never the worker count)
+  bool skinny_plan = true; // a C of one MC row block packs B per task (the decode plan)
+};
+
+// What one emitted source is beyond the spec and tier: the emitter's tunables
+// and the suffix of its exported entry symbols. Value-initialized (and the
+// tier's default tiling): exactly what emit() writes.
+struct EmitChoice {
+  MatmulTiling tiling;       // matmul only
+  int unroll = 1;            // elementwise: vectors per step of the vector loop (1, 2, 4)
+  std::string entry_suffix;  // <kernel>_tsr_entry<suffix>, <kernel>_tsr_entry<suffix>_workspace
+};
+
+// Today's tiling of the tier (the "default" candidate).
+MatmulTiling default_tiling(const Tier& tier);
+// Whether a tiling fits the tier's vector registers: mr * nv accumulators +
+// nv B vectors + one broadcast (docs/targets-x86.md).
+bool fits_registers(const MatmulTiling& t, const Tier& tier);
+// "default" first, then the tier's other candidates for `spec` on code tier `tier`.
+std::vector<GeneratedCandidate> candidates_for(const KernelSpec& spec, const Tier& tier);
+// The choice a generated candidate names (its tunables applied to the defaults).
+EmitChoice choice_for(const KernelSpec& spec, const Tier& tier, const GeneratedCandidate& candidate);
+// The family's source for one choice on the code tier.
+std::string emit_source(const KernelSpec& spec, const Tier& tier, const EmitChoice& choice);
+
 // --- emitter helpers (x86_emit_common.cc) ---------------------------------
 
 // One binding of the kernel, as the emitted C names it, in ABI order.
@@ -48,7 +82,9 @@ std::string dim_expr(const KernelSpec& spec, const Dim& d);
 
 // Header comment, includes, the kernel ABI (tesserart_kernel.h, embedded at
 // build time), tsr_run and the dtype conversion and math helpers.
-std::string emit_prelude(const KernelSpec& spec, const Tier& tier, const std::string& description);
+// `entry_suffix` as in EmitChoice: the entry names it lists.
+std::string emit_prelude(const KernelSpec& spec, const Tier& tier, const std::string& description,
+                         const std::string& entry_suffix);
 
 // The buffers as restrict parameters of a family's work function, in ABI
 // order ("const tsr_storage* restrict in0, ..., tsr_storage* restrict out").
@@ -64,12 +100,12 @@ std::string emit_launch_struct(const KernelSpec& spec, const std::string& fields
 // The head of the entry `<name>_tsr_entry(ctx, buffers, scalars)` (C name
 // tsr_entry): runtime scalars in locals tsr_dimN, `tsr_launch l` with its
 // buffers set. The family adds the rest and the closing brace.
-std::string emit_entry_head(const KernelSpec& spec);
+std::string emit_entry_head(const KernelSpec& spec, const std::string& entry_suffix);
 // The head of `<name>_tsr_entry_workspace(scalars, worker_count)` (C name
 // tsr_workspace) with the runtime scalars in locals; the family adds the
 // rest. emit_no_workspace is the whole function for a kernel needing none.
-std::string emit_workspace_head(const KernelSpec& spec);
-std::string emit_no_workspace(const KernelSpec& spec);
+std::string emit_workspace_head(const KernelSpec& spec, const std::string& entry_suffix);
+std::string emit_no_workspace(const KernelSpec& spec, const std::string& entry_suffix);
 
 // --- vector math and vector I/O (x86_vector_math.cc, x86_vector_io.cc) ------
 
@@ -92,11 +128,11 @@ std::string float_literal(double v);
 
 // --- family emitters --------------------------------------------------------
 
-std::string emit_elementwise(const KernelSpec& spec, const Tier& tier);
-std::string emit_matmul(const KernelSpec& spec, const Tier& tier);
-std::string emit_rowwise(const KernelSpec& spec, const Tier& tier);
+std::string emit_elementwise(const KernelSpec& spec, const Tier& tier, const EmitChoice& choice);
+std::string emit_matmul(const KernelSpec& spec, const Tier& tier, const EmitChoice& choice);
+std::string emit_rowwise(const KernelSpec& spec, const Tier& tier, const EmitChoice& choice);
 // bf16 matmul on AMX tiles (x86_emit_matmul_amx.cc).
-std::string emit_matmul_amx(const KernelSpec& spec, const Tier& tier);
+std::string emit_matmul_amx(const KernelSpec& spec, const Tier& tier, const EmitChoice& choice);
 
 // Shared by the matmul emitters (x86_emit_matmul.cc): the epilogue's text,
 // the epilogue operands as call arguments (", <prefix>bias, ..."), and
@@ -112,7 +148,7 @@ std::string emit_store_tile(const MatmulSpec& mm);
 // then tsr_block_task over m_blocks x tiles_n tasks. With skinny_plan the plan
 // has a `skinny` field, and a skinny launch packs no shared B (its tasks pack
 // their own).
-std::string emit_matmul_entry(const KernelSpec& spec, bool skinny_plan);
+std::string emit_matmul_entry(const KernelSpec& spec, bool skinny_plan, const std::string& entry_suffix);
 
 // bf16 matmul on x86:v4 takes VDPBF16PS where the CPU has AVX512-BF16, chosen
 // at run time (x86_emit_matmul_bf16dot.cc): the helpers define
@@ -127,8 +163,14 @@ ToolchainInfo find_clang();
 std::vector<std::string> clang_flags(const Tier& tier);
 // `tier` is the code tier (code_tier), `arch` the target's arch as named
 // ("v4+amx" builds v4 code for a kernel that takes no AMX).
-Expected<Artifact> compile_source(const KernelSpec& spec, const Tier& tier, const std::string& arch,
-                                  const std::string& source);
+// Several sources (each its own translation unit: the static helpers of
+// one never meet another's) link into one shared object; Artifact.entry is
+// the entry the first source exports, the key covers every source.
+Expected<Artifact> compile_sources(const KernelSpec& spec, const Tier& tier, const std::string& arch,
+                                   const std::vector<std::string>& sources);
+// The entry symbol an emitted source exports (its `__asm__` label), or
+// <kernel>_tsr_entry where the source names none (hand-edited text).
+std::string exported_entry(const KernelSpec& spec, const std::string& source);
 
 // --- device discovery (cpu_features.cc) -------------------------------------
 

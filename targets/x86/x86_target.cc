@@ -3,6 +3,9 @@
 // by clang into a shared object; libtesserart loads and launches it.
 #include "targets/x86/x86_target.h"
 
+#include <cctype>
+
+#include "targets/target_candidates.h"
 #include "targets/x86/x86_internal.h"
 
 namespace tsr {
@@ -26,13 +29,33 @@ class X86Target final : public Target {
     if (!tier || !why.empty()) return invalid_input("kernel '" + spec.name + "': " + why);
     // v4+amx is the v4 code, source and all, for every kernel not on AMX tiles.
     const x86::Tier code = x86::code_tier(spec, *tier);
-    switch (spec.family) {
-      case Family::elementwise: return x86::emit_elementwise(spec, code);
-      case Family::matmul: return code.amx ? x86::emit_matmul_amx(spec, code) : x86::emit_matmul(spec, code);
-      case Family::rowwise: return x86::emit_rowwise(spec, code);
-      case Family::attention: break;
-    }
-    return invalid_input("kernel '" + spec.name + "': " + why);
+    x86::EmitChoice choice;
+    choice.tiling = x86::default_tiling(code);
+    return x86::emit_source(spec, code, choice);
+  }
+
+  std::vector<GeneratedCandidate> generated_candidates(const KernelSpec& spec, const std::string& arch) const override {
+    const std::optional<x86::Tier> tier = x86::tier_for_arch(arch);
+    if (!tier || !unsupported_reason(spec, arch).empty()) return Target::generated_candidates(spec, arch);
+    return x86::candidates_for(spec, x86::code_tier(spec, *tier));
+  }
+
+  Expected<std::string> emit_candidate(const KernelSpec& spec, const std::string& arch, const std::string& candidate,
+                                       const std::string& entry_suffix) const override {
+    const std::optional<x86::Tier> tier = x86::tier_for_arch(arch);
+    const std::string why = unsupported_reason(spec, arch);
+    if (!tier || !why.empty()) return invalid_input("kernel '" + spec.name + "': " + why);
+    // The suffix becomes part of a symbol name: a C identifier's tail, or nothing.
+    for (char c : entry_suffix)
+      if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_')
+        return invalid_input("kernel '" + spec.name + "': entry suffix '" + entry_suffix +
+                             "' is not made of letters, digits and '_'");
+    Expected<GeneratedCandidate> found = find_generated_candidate(*this, spec, arch, candidate);
+    if (!found) return found.take_error();
+    const x86::Tier code = x86::code_tier(spec, *tier);
+    x86::EmitChoice choice = x86::choice_for(spec, code, *found);
+    choice.entry_suffix = entry_suffix;
+    return x86::emit_source(spec, code, choice);
   }
 
   ToolchainInfo toolchain() const override { return x86::find_clang(); }
@@ -41,7 +64,15 @@ class X86Target final : public Target {
                              const std::string& source) const override {
     const std::optional<x86::Tier> tier = x86::tier_for_arch(arch);
     if (!tier) return invalid_input("kernel '" + spec.name + "': unknown arch '" + arch + "' for target x86");
-    return x86::compile_source(spec, x86::code_tier(spec, *tier), arch, source);
+    return x86::compile_sources(spec, x86::code_tier(spec, *tier), arch, {source});
+  }
+
+  Expected<Artifact> compile_candidates(const KernelSpec& spec, const std::string& arch,
+                                        const std::vector<std::string>& sources) const override {
+    const std::optional<x86::Tier> tier = x86::tier_for_arch(arch);
+    if (!tier) return invalid_input("kernel '" + spec.name + "': unknown arch '" + arch + "' for target x86");
+    if (sources.empty()) return invalid_input("kernel '" + spec.name + "': no sources to compile for x86:" + arch);
+    return x86::compile_sources(spec, x86::code_tier(spec, *tier), arch, sources);
   }
 
   std::string artifact_file_extension(const Artifact&) const override { return ".so"; }

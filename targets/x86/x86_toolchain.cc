@@ -44,8 +44,36 @@ LastCompile& last_compile() {
 
 }  // namespace
 
-Expected<Artifact> compile_source(const KernelSpec& spec, const Tier& tier, const std::string& arch,
-                                  const std::string& source) {
+std::string exported_entry(const KernelSpec& spec, const std::string& source) {
+  const std::string head = "TSR_EXPORT void tsr_entry(", label = "__asm__(\"";
+  const size_t decl = source.find(head);
+  const size_t end_of_line = source.find('\n', decl);
+  const size_t at = decl == std::string::npos ? decl : source.find(label, decl);
+  if (at == std::string::npos || at > end_of_line) return spec.name + "_tsr_entry";
+  const size_t begin = at + label.size();
+  return source.substr(begin, source.find('"', begin) - begin);
+}
+
+namespace {
+
+// One source keeps the key and file name it always had (kernel.c: archives
+// built before candidates keep their bytes); several hash each source in order.
+std::string artifact_key(const std::vector<std::string>& sources, const std::string& version,
+                         const std::string& flags) {
+  if (sources.size() == 1) return sha256_hex(sources[0] + "\n" + version + "\n" + flags + " ");
+  std::string all = "tesserac-x86-sources " + std::to_string(sources.size()) + "\n";
+  for (const std::string& source : sources) all += sha256_hex(source) + "\n";
+  return sha256_hex(all + version + "\n" + flags + " ");
+}
+
+std::string source_name(size_t index, size_t count) {
+  return count == 1 ? "kernel.c" : "kernel" + std::to_string(index) + ".c";
+}
+
+}  // namespace
+
+Expected<Artifact> compile_sources(const KernelSpec& spec, const Tier& tier, const std::string& arch,
+                                   const std::vector<std::string>& sources) {
   const ToolchainInfo tc = find_clang();
   if (!tc.found) return toolchain_error("target unavailable: x86:" + arch + ": " + tc.why_unavailable);
   const std::vector<std::string> flags = clang_flags(tier);
@@ -54,9 +82,9 @@ Expected<Artifact> compile_source(const KernelSpec& spec, const Tier& tier, cons
   Artifact art;
   art.target = {"x86", arch};
   art.kind = "shared_object";
-  art.entry = spec.name + "_tsr_entry";
+  art.entry = exported_entry(spec, sources.at(0));
   art.toolchain = "clang " + tc.version;
-  art.key = sha256_hex(source + "\n" + tc.version + "\n" + joined + " ");
+  art.key = artifact_key(sources, tc.version, joined);
   art.metadata["march"] = "x86-64-" + tier.arch;
   art.metadata["flags"] = joined;
   {
@@ -70,13 +98,17 @@ Expected<Artifact> compile_source(const KernelSpec& spec, const Tier& tier, cons
   Expected<ScratchDir> dir = ScratchDir::create("tesserac-x86");
   if (!dir) return dir.take_error();
   // Fixed file names inside the private directory: the object's symbol table
-  // names the source file, so a random name would break reproducibility.
-  const std::string c_path = dir->path() + "/kernel.c", so_path = dir->path() + "/kernel.so";
-  if (Status wrote = write_file(c_path, source); !wrote.ok()) return wrote.take_error();
-
+  // names the source files, so random names would break reproducibility.
+  // Each source is its own translation unit: their static helpers share names.
+  const std::string so_path = dir->path() + "/kernel.so";
   std::vector<std::string> argv = {tc.path};
-  argv.insert(argv.end(), flags.begin(), flags.end() - 1);   // -lm goes after the input
-  argv.insert(argv.end(), {c_path, "-o", so_path, flags.back()});
+  argv.insert(argv.end(), flags.begin(), flags.end() - 1);   // -lm goes after the inputs
+  for (size_t i = 0; i < sources.size(); ++i) {
+    const std::string c_path = dir->path() + "/" + source_name(i, sources.size());
+    if (Status wrote = write_file(c_path, sources[i]); !wrote.ok()) return wrote.take_error();
+    argv.push_back(c_path);
+  }
+  argv.insert(argv.end(), {"-o", so_path, flags.back()});
   const ProcessResult r = run_process(argv);
   if (!r.error.empty()) return toolchain_error(r.error);
   if (r.exit_code != 0)

@@ -12,6 +12,7 @@
 #include "support/file_io.h"
 #include "support/sha256.h"
 #include "support/subprocess.h"
+#include "targets/cuda/cuda_candidates.h"
 #include "targets/cuda/cuda_emit_kernels.h"
 #include "targets/cuda/cuda_launch_geometry.h"
 #include "targets/cuda/cuda_target.h"
@@ -80,6 +81,13 @@ class EmulatedCudaTarget final : public Target {
   Expected<std::string> emit(const KernelSpec& spec, const std::string& arch) const override {
     return cuda_->emit(spec, arch);
   }
+  std::vector<GeneratedCandidate> generated_candidates(const KernelSpec& spec, const std::string& arch) const override {
+    return cuda_->generated_candidates(spec, arch);
+  }
+  Expected<std::string> emit_candidate(const KernelSpec& spec, const std::string& arch, const std::string& candidate,
+                                       const std::string& entry_suffix) const override {
+    return cuda_->emit_candidate(spec, arch, candidate, entry_suffix);
+  }
   ToolchainInfo toolchain() const override { return emulator_clang(); }
   Expected<Artifact> compile(const KernelSpec& spec, const std::string& arch,
                              const std::string& source) const override {
@@ -111,7 +119,8 @@ DeviceInfo emulated_device() {
 }
 
 Expected<Artifact> build_emulated(const KernelSpec& spec, const std::string& arch, const std::string& source) {
-  return build_emulated_module(spec, arch, source, {"cuda", EmulatedDialect::cuda, kWarpSize, emit_kernel(spec).plan});
+  return build_emulated_module(spec, arch, source,
+                               {"cuda", EmulatedDialect::cuda, kWarpSize, launch_plan_for_source(spec, source)});
 }
 
 Expected<Artifact> build_emulated_module(const KernelSpec& spec, const std::string& arch, const std::string& source,

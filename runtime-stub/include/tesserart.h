@@ -1,4 +1,5 @@
-/* tesserart — the tesserac runtime stub (C11; depends on libc and libdl only).
+/* tesserart — the tesserac runtime stub (C11; depends on libc, libdl and libpthread only;
+ * vendor libraries only through dlopen). Archive format 2.3.
  *
  * Opens a .tfat fat archive (docs/archive-format.md), selects the best
  * variant of a kernel for this machine, validates each launch against the
@@ -58,8 +59,10 @@ typedef enum tsr_status {
   TSR_ERROR_LOAD_FAILED = 40,         /* dlopen / dlsym / module load of an artifact failed */
   TSR_ERROR_LAUNCH_FAILED = 41,       /* the backend reported an error while running */
   TSR_ERROR_UNSUPPORTED = 42,         /* a variant of a kind this build of the stub has no backend for */
-  TSR_ERROR_PROCESS_FATAL = 43        /* a backend failed after changing process-global state (an xclbin
+  TSR_ERROR_PROCESS_FATAL = 43,       /* a backend failed after changing process-global state (an xclbin
                                          registered on an NPU): nothing was rolled back; start a fresh process */
+  TSR_ERROR_DELEGATE_UNAVAILABLE = 44 /* format 2.3: the route's delegate library or symbol cannot be loaded
+                                         and tsr_select_options.delegates = 1 requires it */
 } tsr_status;
 
 /* Static, never NULL: "ok", "null argument", ... ("unknown status" otherwise). */
@@ -260,6 +263,16 @@ typedef struct tsr_select_options {
                                -1: not required, whatever the environment says (qualification
                                itself loads unqualified variants). Either way a qualified variant
                                is preferred over an unqualified one of the same kind. */
+  /* Format 2.3 (appended: code built against an older tesserart.h must be
+   * recompiled, since this library reads the whole struct). An x86
+   * variant's route may call a vendor library (a delegate, see
+   * tsr_kernel_route). 0: when a delegate cannot be loaded, fall back to the
+   * route's next step (always possible: the variant's own entry ends every
+   * route); 1: require it: the launch returns TSR_ERROR_DELEGATE_UNAVAILABLE
+   * naming library, callee and the dlopen/dlsym error; -1: never call a
+   * delegate (nothing is dlopen'ed). Other values: TSR_ERROR_INVALID_ARGUMENT
+   * at load. */
+  int delegates;
 } tsr_select_options;
 
 typedef struct tsr_selection {
@@ -364,6 +377,24 @@ TSR_API tsr_status tsr_kernel_launch_device(tsr_kernel* kernel, int device, void
                                             const tsr_device_buffer* buffers,
                                             size_t buffer_count, const int64_t* scalars,
                                             size_t scalar_count);
+
+/* Routes and delegates (format 2.3; docs/runtime.md, "Routes and delegates").
+ * An x86 variant may carry a route: buckets of one runtime scalar, each an
+ * ordered list of steps, `entry:<symbol>` (an entry of the variant's shared
+ * object, valid for the bucket's shapes) or `delegate:<callee>` (a vendor
+ * library's function, e.g. cblas_sgemm from OpenBLAS or dnnl_sgemm from
+ * oneDNN, loaded with dlopen on first use, once per kernel; only from the
+ * directory in the environment variable TSR_DELEGATE_DIR when that is set
+ * and not empty). A launch runs the first usable step of its bucket,
+ * else the variant's VARS entry. This reports in *out_step the step a
+ * launch with these scalars runs now ("delegate:cblas_sgemm",
+ * "entry:mm_tsr_entry_t1"), resolving delegates as that launch would:
+ * TSR_ERROR_DELEGATE_UNAVAILABLE under tsr_select_options.delegates = 1.
+ * Scalars are checked as by tsr_kernel_launch (ARG_COUNT, NULL_ARGUMENT,
+ * INVALID_SCALAR). Other kinds have no routes: "entry:<their entry>". The
+ * string lives as long as the kernel. */
+TSR_API tsr_status tsr_kernel_route(tsr_kernel* kernel, const int64_t* scalars, size_t scalar_count,
+                                    const char** out_step);
 
 /* One line about the calling thread's last failure of load or launch on this
  * kernel ("" if none). */

@@ -27,6 +27,7 @@
 #include "tsr_cpu_x86.h"
 #include "tsr_executor.h"
 #include "tsr_internal.h"
+#include "tsr_route.h"
 
 typedef void (*tsr_x86_entry)(const tsr_kernel_context* ctx, void* const* buffers, const int64_t* scalars);
 typedef uint64_t (*tsr_x86_workspace_fn)(const int64_t* scalars, uint32_t worker_count);
@@ -109,6 +110,7 @@ static void* find_symbol(void* handle, const char* name, char* msg, size_t msg_s
 tsr_status tsr_x86_load_with(int scratch, const void* blob, size_t size, const char* entry,
                              tsr_x86_loaded* out, char* msg, size_t msg_size) {
   out->handle = out->function = out->workspace_size = NULL;
+  out->route = NULL;
   out->fd = -1;
   tsr_workspace_pool_init(&out->workspace);
   char path[PATH_MAX];
@@ -153,10 +155,15 @@ tsr_status tsr_x86_load_with(int scratch, const void* blob, size_t size, const c
 
 tsr_status tsr_x86_call(tsr_x86_loaded* l, void* const* buffers, const int64_t* scalars, char* msg,
                         size_t msg_size) {
+  return tsr_x86_call_entry(l, l->function, l->workspace_size, buffers, scalars, msg, msg_size);
+}
+
+tsr_status tsr_x86_call_entry(tsr_x86_loaded* l, void* function, void* workspace_fn, void* const* buffers,
+                              const int64_t* scalars, char* msg, size_t msg_size) {
   tsr_x86_entry entry;
   tsr_x86_workspace_fn workspace_size;
-  memcpy(&entry, &l->function, sizeof entry);   /* object-to-function pointers, as dlsym requires */
-  memcpy(&workspace_size, &l->workspace_size, sizeof workspace_size);
+  memcpy(&entry, &function, sizeof entry);   /* object-to-function pointers, as dlsym requires */
+  memcpy(&workspace_size, &workspace_fn, sizeof workspace_size);
   tsr_executor e;
   tsr_executor_current(&e);
   tsr_kernel_context ctx = {TSR_KERNEL_ABI_VERSION, e.worker_count, e.parallel_for, e.state, NULL, 0};
@@ -202,18 +209,32 @@ static tsr_status x86_load(struct tsr_kernel* k, const void* blob, size_t size,
     free(l);
     return s;
   }
+  /* Format 2.3: the variant's route, every entry step's symbols found now. */
+  s = tsr_route_load(k, k->selection.variant, l->handle, vi->entry, l->function, l->workspace_size, &l->route,
+                     msg, msg_size);
+  if (s != TSR_OK) {
+    tsr_x86_unload_loaded(l);
+    free(l);
+    return s;
+  }
   k->backend_state = l;
   return TSR_OK;
 }
 
 static tsr_status x86_launch(struct tsr_kernel* k, const tsr_launch_args* args, char* msg,
                              size_t msg_size) {
-  return tsr_x86_call((tsr_x86_loaded*)k->backend_state, args->host, args->scalars, msg, msg_size);
+  tsr_x86_loaded* l = (tsr_x86_loaded*)k->backend_state;
+  const tsr_route_step* step;
+  tsr_status s = tsr_route_pick(l->route, args->scalars, &step, msg, msg_size);
+  if (s != TSR_OK) return s;
+  if (step->delegate) return tsr_delegate_call(step->delegate, args->host, args->scalars, msg, msg_size);
+  return tsr_x86_call_entry(l, step->function, step->workspace_size, args->host, args->scalars, msg, msg_size);
 }
 
 static void x86_unload(struct tsr_kernel* k) {
   tsr_x86_loaded* l = (tsr_x86_loaded*)k->backend_state;
   if (!l) return;
+  tsr_route_free(l->route);
   tsr_x86_unload_loaded(l);
   free(l);
   k->backend_state = NULL;

@@ -37,6 +37,7 @@ static tsr_status cache_abi(struct tsr_kernel* k) {
 }
 
 static void free_kernel(struct tsr_kernel* k) {
+  free(k->entry_step);
   free(k->buffers);
   free(k->dims);
   free(k);
@@ -47,6 +48,10 @@ tsr_status tsr_kernel_load(tsr_archive* a, const char* name, const tsr_select_op
   if (!a || !name || !out_kernel) return TSR_ERROR_NULL_ARGUMENT;
   *out_kernel = NULL;
   tsr_message_slot(TSR_MSG_ARCHIVE, a->message_id)[0] = 0;
+  if (options && (options->delegates < -1 || options->delegates > 1)) {
+    tsr_set_message(AMSG(a), "tsr_select_options.delegates is %d (allowed: -1, 0, 1)", options->delegates);
+    return TSR_ERROR_INVALID_ARGUMENT;
+  }
   size_t index;
   tsr_status s = tsr_archive_find_kernel(a, name, &index);
   if (s != TSR_OK) {
@@ -86,7 +91,11 @@ tsr_status tsr_kernel_load(tsr_archive* a, const char* name, const tsr_select_op
   k->options.x86_level = options ? options->x86_level : 0;
   k->options.device = options ? options->device : 0;
   k->options.require_qualified = options ? options->require_qualified : 0;
-  if ((s = cache_abi(k)) == TSR_OK) s = backend->load(k, blob, size, &vi, AMSG(a));
+  k->options.delegates = options ? options->delegates : 0;
+  size_t entry_len = strlen(vi.entry);
+  if (!(k->entry_step = (char*)malloc(entry_len + 7))) s = TSR_ERROR_OUT_OF_MEMORY;
+  else snprintf(k->entry_step, entry_len + 7, "entry:%s", vi.entry);
+  if (s == TSR_OK && (s = cache_abi(k)) == TSR_OK) s = backend->load(k, blob, size, &vi, AMSG(a));
   if (s != TSR_OK) {
     free_kernel(k);
     return s;

@@ -31,6 +31,7 @@ const char* tsr_status_string(tsr_status status) {
     case TSR_ERROR_LAUNCH_FAILED: return "launch failed";
     case TSR_ERROR_UNSUPPORTED: return "unsupported";
     case TSR_ERROR_PROCESS_FATAL: return "process state changed by a failed backend: start a fresh process";
+    case TSR_ERROR_DELEGATE_UNAVAILABLE: return "delegate library unavailable";
   }
   return "unknown status";
 }

@@ -1,5 +1,5 @@
 /* Internal declarations of the runtime stub. The on-disk layout these
- * structures mirror is docs/archive-format.md (format 2.2). */
+ * structures mirror is docs/archive-format.md (format 2.3). */
 #ifndef TSR_INTERNAL_H
 #define TSR_INTERNAL_H
 
@@ -13,7 +13,7 @@
 #include "tsr_workspace.h"
 
 #define TSR_MAJOR 2
-#define TSR_MINOR 2
+#define TSR_MINOR 3
 #define TSR_HEADER_SIZE_V1 128u
 #define TSR_KERN_RECORD 56u
 #define TSR_BIND_RECORD 24u
@@ -221,6 +221,7 @@ struct tsr_kernel {
   void* backend_state;              /* owned by the backend: load creates, unload frees */
   tsr_buffer_abi* buffers;          /* info.buffer_count */
   tsr_dim_abi* dims;
+  char* entry_step;                 /* "entry:<VARS entry>": tsr_kernel_route of non-x86 kinds */
 };
 
 /* A launch that passed validation, as a backend sees it. Exactly one of
@@ -292,6 +293,7 @@ typedef struct tsr_x86_loaded {
   void* workspace_size;     /* E_workspace */
   int fd;                   /* the scratch file, open while the library is loaded */
   tsr_workspace_pool workspace;
+  struct tsr_x86_route* route;  /* format 2.3 route and delegates (tsr_route.h); x86_load sets it */
 } tsr_x86_loaded;
 enum { TSR_X86_SCRATCH_MEMFD = 0, TSR_X86_SCRATCH_TMPFILE = 1 };
 tsr_status tsr_x86_load_with(int scratch, const void* blob, size_t size, const char* entry,
@@ -300,6 +302,9 @@ tsr_status tsr_x86_load_with(int scratch, const void* blob, size_t size, const c
  * workspace from l's pool. TSR_ERROR_OUT_OF_MEMORY when none can be had. */
 tsr_status tsr_x86_call(tsr_x86_loaded* l, void* const* buffers, const int64_t* scalars, char* msg,
                         size_t msg_size);
+/* The same for another entry of l's library (a route's entry:<symbol> step). */
+tsr_status tsr_x86_call_entry(tsr_x86_loaded* l, void* function, void* workspace_size, void* const* buffers,
+                              const int64_t* scalars, char* msg, size_t msg_size);
 void tsr_x86_unload_loaded(tsr_x86_loaded* l);
 
 /* ---- CUDA (backend_cuda*.c; docs/runtime.md, "GPU launch") -------------

@@ -1,4 +1,4 @@
-// Writes .tfat archives (docs/archive-format.md, format 2.2). Same contents
+// Writes .tfat archives (docs/archive-format.md, format 2.3). Same contents
 // give the same bytes: everything is sorted, nothing depends on time or paths.
 #pragma once
 
@@ -12,7 +12,7 @@
 namespace tsr {
 
 inline constexpr uint16_t kArchiveMajor = 2;   // 2: x86 kernels of kernel ABI v2 (tesserart_kernel.h)
-inline constexpr uint16_t kArchiveMinor = 2;   // 1: verdict PASS_EMULATED, RCPT receipts; 2: hip and xdna variants
+inline constexpr uint16_t kArchiveMinor = 3;   // 1: verdict PASS_EMULATED, RCPT receipts; 2: hip and xdna variants; 3: x86 routes and delegates (VMET)
 inline constexpr uint32_t kArchiveBlobAlignment = 4096;
 
 // Returns the contents sorted the way the archive stores them, or what the

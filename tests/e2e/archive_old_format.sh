@@ -29,15 +29,17 @@ EOF
 }
 set_version new.tfat old.tfat 1 0
 set_version new.tfat future.tfat 3 0
-set_version old.tfat back.tfat 2 2
+set_version old.tfat back.tfat 2 3
 set_version new.tfat minor0.tfat 2 0
 set_version new.tfat minor1.tfat 2 1
+set_version new.tfat minor2.tfat 2 2
 expect_true "the 1.0 archive differs from the fresh one only in its version and header hash" \
   cmp -s new.tfat back.tfat
-expect "the fresh 2.2 archive verifies" 0 "" "$tesserac" verify new.tfat
-# 2.1 and 2.2 only added what a 2.0 reader may ignore: the same bytes labelled 2.0 stay readable.
+expect "the fresh 2.3 archive verifies" 0 "" "$tesserac" verify new.tfat
+# 2.1, 2.2 and 2.3 only added what a 2.0 reader may ignore: the same bytes labelled 2.0 stay readable.
 expect "a 2.0 archive verifies" 0 "" "$tesserac" verify minor0.tfat
 expect "a 2.1 archive verifies" 0 "" "$tesserac" verify minor1.tfat
+expect "a 2.2 archive verifies" 0 "" "$tesserac" verify minor2.tfat
 expect "a 2.0 archive is checked through the stub" 0 "" "$tesserac" test s.yaml -t x86:v2 --archive minor0.tfat
 
 old="archive format 1.0 holds kernels of kernel ABI v1, which this runtime (format 2.x, kernel ABI v2) cannot launch; rebuild it with tesserac $version"

@@ -330,7 +330,7 @@ TEST(ArchiveCorruption, Format1ArchiveFileIsRefusedNamingBothVersions) {
   std::filesystem::remove_all(dir);
 }
 
-// A 2.3 file (a minor version after this reader's 2.2): longer header, an
+// A 2.4 file (a minor version after this reader's 2.3): longer header, an
 // unknown section; blobs stay where they were.
 TEST(ArchiveCorruption, MinorAdditionsAreTolerated) {
   const std::vector<uint8_t>& good = sample_bytes();
@@ -344,7 +344,7 @@ TEST(ArchiveCorruption, MinorAdditionsAreTolerated) {
   b.resize(le(good, 40, 8), 0);
   b.insert(b.end(), good.begin() + le(good, 40, 8), good.end());
   ASSERT_EQ(b.size(), good.size());
-  put_le(b, 10, 2, 2);
+  put_le(b, 10, 4, 2);
   put_le(b, 12, 136, 4);
   put_le(b, 24, 136, 8);
   put_le(b, 32, index_size + 24, 8);

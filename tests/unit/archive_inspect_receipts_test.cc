@@ -51,7 +51,7 @@ TEST(ArchiveInspectReceipts, JsonListsEachVariantsReceipts) {
   Expected<std::string> text = inspect_json(*serialize_archive(s.contents));
   ASSERT_TRUE(text.ok()) << text.error().message();
   const json j = json::parse(*text);
-  EXPECT_EQ(j["format"], "2.2");
+  EXPECT_EQ(j["format"], "2.3");
   const json& v3 = variant(j, "vadd", "x86:v3")["receipts"];
   ASSERT_EQ(v3.size(), 3u);   // sorted by bytes: "...# A", "...# B", then the signed one
   EXPECT_EQ(v3[0]["text"], "format = 1\nkernel = \"vadd\"  # A\n");

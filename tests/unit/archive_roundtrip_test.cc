@@ -225,7 +225,7 @@ TEST(ArchiveInspect, DescribesEveryRegion) {
   std::vector<uint8_t> bytes = serialize_ok(sample_contents());
   Expected<std::string> json = inspect_json(bytes);
   ASSERT_TRUE(json.ok());
-  for (const char* needle : {"\"format\": \"2.2\"", "\"tesserac.version\": \"0.1.0\"", "\"name\": \"vadd\"",
+  for (const char* needle : {"\"format\": \"2.3\"", "\"tesserac.version\": \"0.1.0\"", "\"name\": \"vadd\"",
                              "\"target\": \"cuda:sm_90\"", "\"cuda.grid\": \"cdiv(n,256),1,1\"",
                              "\"verdict\": \"PASS\"", "\"reason\": \"no CUDA device\"", "\"shape\": [\n            4,\n            \"M\"\n          ]"})
     EXPECT_NE(json->find(needle), std::string::npos) << needle << "\n" << *json;

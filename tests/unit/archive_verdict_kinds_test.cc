@@ -33,11 +33,11 @@ std::vector<uint8_t> serialize(const ArchiveContents& c) {
   return bytes.ok() ? *bytes : std::vector<uint8_t>{};
 }
 
-TEST(ArchiveVerdictKinds, WriterWritesFormat22) {
+TEST(ArchiveVerdictKinds, WriterWritesFormat23) {
   const std::vector<uint8_t> bytes = serialize(contents_with_every_verdict_kind());
   ASSERT_GE(bytes.size(), 12u);
   EXPECT_EQ(testing::le(bytes, 8, 2), 2u);    // major
-  EXPECT_EQ(testing::le(bytes, 10, 2), 2u);   // minor: verdict 3 and RCPT (2.1), hip and xdna variants (2.2)
+  EXPECT_EQ(testing::le(bytes, 10, 2), 3u);   // minor: verdict 3 and RCPT (2.1), hip and xdna variants (2.2), routes (2.3)
 }
 
 TEST(ArchiveVerdictKinds, StubReportsEachKindByItsPinnedNumber) {
@@ -72,7 +72,7 @@ TEST(ArchiveVerdictKinds, InspectNamesPassEmulated) {
   Expected<std::string> json = inspect_json(serialize(contents_with_every_verdict_kind()));
   ASSERT_TRUE(json.ok()) << json.error().message();
   EXPECT_NE(json->find("\"verdict\": \"PASS_EMULATED\""), std::string::npos) << *json;
-  EXPECT_NE(json->find("\"format\": \"2.2\""), std::string::npos);
+  EXPECT_NE(json->find("\"format\": \"2.3\""), std::string::npos);
 }
 
 // A newer minor version's verdict number: shown as unknown with its number by

@@ -22,16 +22,7 @@ std::string read_file(const std::string& path) {
   return s.str();
 }
 
-const char* kMatmul = R"(tesserac: 1
-kernel: mm
-family: matmul
-dtype: f32
-accumulate: f32
-shape: {M: 128, N: 96, K: 64}
-layout: {a: row, b: row}
-accuracy: {kind: reference_exact}
-determinism: deterministic
-)";
+const std::string kMatmul = testing::matmul_yaml("mm");
 
 TEST(Candidates, ExampleSpecDecodesBothKernelCalls) {
   const KernelSpec spec = must_decode(read_file(TSR_SOURCE_DIR "/tests/arbiter_specs/mm_f32_candidates.yaml"));
@@ -57,7 +48,7 @@ TEST(Candidates, ExampleSpecDecodesBothKernelCalls) {
 }
 
 TEST(Candidates, KernelCallAndInlinePtxFieldsDecodeExactly) {
-  const KernelSpec spec = must_decode(std::string(kMatmul) + R"(candidates:
+  const KernelSpec spec = must_decode(kMatmul + R"(candidates:
   - inline_ptx: {ptx: "fma.rn.f32 %0, %1, %2, %0;", constraints: "+f,f,f", arch: cuda:sm_90,
                  accuracy: {kind: tolerance_bounded, tolerance_rel: 2e-3}, determinism: nondeterministic_allowed,
                  has_side_effects: true}
@@ -95,7 +86,7 @@ TEST(Candidates, KernelCallAndInlinePtxFieldsDecodeExactly) {
 
 TEST(Candidates, AbsentOrEmptyListMeansNoCandidates) {
   EXPECT_TRUE(must_decode(kMatmul).candidates.empty());
-  EXPECT_TRUE(must_decode(std::string(kMatmul) + "candidates: []\n").candidates.empty());
+  EXPECT_TRUE(must_decode(kMatmul + "candidates: []\n").candidates.empty());
 }
 
 TEST(Candidates, AppliesToTheKindOrTheExactTarget) {
@@ -116,7 +107,7 @@ TEST(Candidates, AppliesToTheKindOrTheExactTarget) {
 }
 
 TEST(Candidates, ArchNarrowedToSpecTargetsIsAccepted) {
-  const KernelSpec spec = must_decode(std::string(kMatmul) + R"(targets: [x86:v3, cuda:sm_90]
+  const KernelSpec spec = must_decode(kMatmul + R"(targets: [x86:v3, cuda:sm_90]
 candidates:
   - kernel_call: {callee: cblas_sgemm, arch: x86:v3, binding: c_abi, provenance: vendor_library,
                   accuracy: {kind: reference_exact}, determinism: deterministic}
@@ -192,19 +183,10 @@ TEST(DelegateTable, SaysWhatADelegateCannotCompute) {
 }
 
 TEST(Candidates, DelegateThatCannotComputeIsAnErrorAtItsCallee) {
-  const testing::Decoded d = decode(R"(tesserac: 1
-kernel: mm
-family: matmul
-dtype: f16
-accumulate: f32
-shape: {M: 128, N: 96, K: 64}
-layout: {a: row, b: row}
-accuracy: {kind: reference_exact}
-determinism: deterministic
-candidates:
+  const testing::Decoded d = decode(testing::matmul_yaml("mm", "f16", R"(candidates:
   - kernel_call: {callee: dnnl_sgemm, arch: x86, binding: c_abi, provenance: vendor_library,
                   accuracy: {kind: reference_exact}, determinism: deterministic}
-)");
+)"));
   EXPECT_FALSE(d.spec.has_value());
   EXPECT_NE(d.diagnostics.find("t.yaml:11:27: error: delegate 'dnnl_sgemm' cannot compute this kernel: dnnl_sgemm "
                                "computes f32 only, the kernel is f16"),

@@ -12,7 +12,7 @@ namespace tsr {
 
 const std::vector<std::string>& common_keys() {
   static const std::vector<std::string> keys = {"tesserac", "kernel",      "family",  "dtype",
-                                                "accuracy", "determinism", "targets"};
+                                                "accuracy", "determinism", "targets", "candidates"};
   return keys;
 }
 

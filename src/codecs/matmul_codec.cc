@@ -5,17 +5,6 @@
 namespace tsr {
 namespace {
 
-const char* epilogue_kind_name(EpilogueOp::Kind k) {
-  switch (k) {
-    case EpilogueOp::Kind::bias: return "bias";
-    case EpilogueOp::Kind::residual: return "residual";
-    case EpilogueOp::Kind::scale: return "scale";
-    case EpilogueOp::Kind::clamp: return "clamp";
-    case EpilogueOp::Kind::activation: return "activation";
-  }
-  return "?";
-}
-
 std::vector<std::string> allowed_epilogue() {
   std::vector<std::string> names = {"bias", "residual", "scale", "clamp"};
   for (const std::string& u : unary_op_names()) names.push_back(u);

@@ -48,4 +48,14 @@ void CanonicalWriter::dim(const Dim& d) {
   }
 }
 
+void CanonicalWriter::accuracy(const Accuracy& a) {
+  if (a.kind == Accuracy::Kind::reference_exact) {
+    str("reference_exact");
+    return;
+  }
+  str("tolerance_bounded");
+  f64(a.atol.value_or(0.0));
+  f64(a.rtol.value_or(0.0));
+}
+
 }  // namespace tsr

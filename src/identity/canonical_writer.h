@@ -19,6 +19,8 @@ class CanonicalWriter {
   void f64(double v);
   void str(const std::string& s);
   void dim(const Dim& d);
+  // The kind; for tolerance_bounded then atol and rtol (an absent one is 0).
+  void accuracy(const Accuracy& a);
   void list_size(size_t n) { u64(n); }
   const std::vector<uint8_t>& bytes() const { return bytes_; }
 

@@ -1,5 +1,6 @@
 #include "identity/identity.h"
 
+#include "codecs/candidate_codec.h"
 #include "codecs/codec.h"
 #include "identity/canonical_writer.h"
 #include "support/sha256.h"
@@ -22,16 +23,11 @@ std::vector<uint8_t> canonical_encoding(const KernelSpec& spec) {
   out.field("dtype");
   out.str(dtype_name(spec.dtype));
   out.field("accuracy");
-  if (spec.accuracy.kind == Accuracy::Kind::reference_exact) {
-    out.str("reference_exact");
-  } else {
-    out.str("tolerance_bounded");
-    out.f64(spec.accuracy.atol.value_or(0.0));
-    out.f64(spec.accuracy.rtol.value_or(0.0));
-  }
+  out.accuracy(spec.accuracy);
   out.field("determinism");
-  out.str(spec.determinism == Determinism::deterministic ? "deterministic" : "nondeterministic_allowed");
+  out.str(determinism_name(spec.determinism));
   if (codec) codec->encode(spec, out);
+  encode_candidates(spec.candidates, out);
   return out.bytes();
 }
 

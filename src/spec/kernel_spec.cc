@@ -81,6 +81,17 @@ const char* row_op_name(RowOp op) {
   return "?";
 }
 
+const char* epilogue_kind_name(EpilogueOp::Kind k) {
+  switch (k) {
+    case EpilogueOp::Kind::bias: return "bias";
+    case EpilogueOp::Kind::residual: return "residual";
+    case EpilogueOp::Kind::scale: return "scale";
+    case EpilogueOp::Kind::clamp: return "clamp";
+    case EpilogueOp::Kind::activation: return "activation";
+  }
+  return "?";
+}
+
 int ElementwiseSpec::num_inputs() const {
   return 1 + static_cast<int>(std::count_if(ops.begin(), ops.end(), op_is_binary));
 }

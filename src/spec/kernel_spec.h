@@ -16,6 +16,10 @@ enum class Family { elementwise, matmul, rowwise, attention };
 enum class DType { f32, f16, bf16 };
 enum class Determinism { deterministic, nondeterministic_allowed };
 enum class Layout { row, col };
+// Where a candidate's code comes from; it is the candidate's tier (docs/spec-format.md "Candidates").
+enum class Provenance { vendor_library, hand_tuned };
+
+struct TargetName;   // targets/target.h (which includes this header)
 
 // The closed elementwise op table (DESIGN.md §2). Binary ops consume the next
 // input operand; unary ops transform the running value.
@@ -34,6 +38,8 @@ const char* dtype_name(DType d);
 std::optional<DType> dtype_from_name(const std::string& name);
 int dtype_size(DType d);
 const char* layout_name(Layout l);
+const char* provenance_name(Provenance p);
+const char* determinism_name(Determinism d);
 
 // A dimension is either a static extent or the name of a runtime int64 scalar.
 struct Dim {
@@ -65,6 +71,9 @@ struct EpilogueOp {
   double lo = 0.0, hi = 0.0;  // for Kind::clamp
 };
 
+// "bias", "residual", "scale", "clamp", "activation".
+const char* epilogue_kind_name(EpilogueOp::Kind k);
+
 struct MatmulSpec {
   Dim m, n, k;
   Layout a = Layout::row, b = Layout::row;   // C is always row-major
@@ -83,6 +92,42 @@ struct RowwiseSpec {
   bool affine = false;         // rmsnorm: weight; layernorm: weight and bias
 };
 
+// A spec's `candidates:` entries (docs/spec-format.md "Candidates"): code the
+// arbiter may choose instead of the generated kernel, each judged by the
+// oracle with its own declared budget.
+struct KernelCallCandidate {
+  std::string callee;          // a delegate of the closed table (delegate/delegate_table.h)
+  std::string arch;            // "x86" (every x86 arch) or "x86:v3"; "cuda" or "cuda:sm_90"
+  std::string binding;         // "c_abi" | "cuda_kernel"
+  Provenance provenance = Provenance::vendor_library;
+  Accuracy accuracy;           // YAML keys: kind, tolerance (-> atol), tolerance_rel (-> rtol)
+  Determinism determinism = Determinism::deterministic;
+};
+
+struct InlinePtxCandidate {
+  std::string ptx, constraints, arch;
+  Accuracy accuracy;
+  Determinism determinism = Determinism::deterministic;
+  bool has_side_effects = false;
+};
+
+struct Candidate {
+  enum class Kind { kernel_call, inline_ptx };
+  Kind kind = Kind::kernel_call;
+  KernelCallCandidate call;    // kind == kernel_call
+  InlinePtxCandidate ptx;      // kind == inline_ptx
+  SourceLocation location;     // the list item
+  int ptx_index = 0;           // 1-based among the spec's inline_ptx candidates (kind == inline_ptx)
+
+  const std::string& arch() const;
+  const Accuracy& accuracy() const;
+  Determinism determinism() const;
+  // kernel_call: the callee; inline_ptx: "inline_ptx.<i>" (1-based among inline_ptx).
+  std::string name() const;
+  // arch is the target's kind ("x86") or its full name ("x86:v3").
+  bool applies_to(const TargetName& t) const;
+};
+
 struct KernelSpec {
   int format_version = 1;
   std::string name;
@@ -92,6 +137,7 @@ struct KernelSpec {
   Accuracy accuracy;
   Determinism determinism = Determinism::deterministic;
   std::vector<std::string> targets;  // empty: not restricted by the spec
+  std::vector<Candidate> candidates; // spec order; empty: only generated kernels
   std::variant<ElementwiseSpec, MatmulSpec, RowwiseSpec> body;
 
   SourceLocation location;           // where `kernel:` was written

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <map>
 
+#include "codecs/candidate_codec.h"
 #include "codecs/codec.h"
 #include "document/map_reader.h"
 #include "document/yaml_document.h"
@@ -110,6 +111,7 @@ std::optional<KernelSpec> decode_root(const DocNode& root, const std::string& fi
     for (const std::string& k : codec->keys()) allowed.push_back(k);
     m.check_keys(allowed, codec->rejected_keys());
     const bool body_ok = codec->decode(m, spec);
+    decode_candidates(m, spec, body_ok);
     if (body_ok && diag.error_count() == errors_before) check_target_support(m, spec);
   }
   if (diag.error_count() != errors_before) return std::nullopt;

@@ -131,5 +131,17 @@ TEST_F(CudaEmulatorTunables, EveryF32MatmulCandidatePassesEmulated) {
                std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
 }
 
+// The candidate line is what gives the compile step a candidate's geometry:
+// the 32 x 32 tile under the default's 64 x 64 grid leaves most of C unwritten.
+TEST_F(CudaEmulatorTunables, GeometryComesFromTheCandidateLine) {
+  const std::unique_ptr<Target> cuda = make_cuda_target();
+  const KernelSpec spec = matmul("mm_line", DType::f32, st(70), st(70), st(20), Layout::row, Layout::row);
+  Expected<std::string> small = cuda->emit_candidate(spec, "sm_80", "bm32.bn32.bk16.tm2.tn2", "");
+  ASSERT_TRUE(small.ok());
+  EXPECT_EQ(emulator_test::emulate(spec, *small).evidence, "PASS_EMULATED");
+  const std::string unnamed = small->substr(small->find('\n') + 1);
+  EXPECT_EQ(emulator_test::emulate(spec, unnamed).evidence, "FAIL");
+}
+
 }  // namespace
 }  // namespace tsr

@@ -36,13 +36,16 @@ namespace tsr::testing {
 using Keys = std::map<std::string, std::string>;
 inline constexpr int64_t kK = 24;
 
-inline std::string mm_name(Layout a, Layout b) {
-  return std::string("mm_") + (a == Layout::row ? "r" : "c") + (b == Layout::row ? "r" : "c");
+// bias: mm_<a><b>_bias, with a bias epilogue (a buffer no delegate reads).
+inline std::string mm_name(Layout a, Layout b, bool bias = false) {
+  return std::string("mm_") + (a == Layout::row ? "r" : "c") + (b == Layout::row ? "r" : "c") + (bias ? "_bias" : "");
 }
 
-inline KernelSpec mm_spec(Layout a, Layout b) {
+inline KernelSpec mm_spec(Layout a, Layout b, bool bias = false) {
   using namespace spec_builders;
-  return matmul(mm_name(a, b), DType::f32, rt("M"), rt("N"), st(kK), a, b);
+  std::vector<EpilogueOp> epilogue;
+  if (bias) epilogue.push_back(epi(EpilogueOp::Kind::bias));
+  return matmul(mm_name(a, b, bias), DType::f32, rt("M"), rt("N"), st(kK), a, b, epilogue);
 }
 
 // The delegate keys of `callee` (convention cblas_sgemm or dnnl_sgemm) for mm_<a><b>.
@@ -107,9 +110,9 @@ class RouteFixture : public X86Fixture {
   // The compiled mm_<a><b> (cached for the process: one clang run per layout pair).
   const Artifact& artifact(Layout a, Layout b) {
     static std::map<std::string, Artifact> cache;
-    const std::string name = mm_name(a, b);
+    const std::string name = mm_name(a, b, bias_);
     if (!cache.count(name)) {
-      const KernelSpec spec = mm_spec(a, b);
+      const KernelSpec spec = mm_spec(a, b, bias_);
       Expected<std::string> src = target_->emit(spec, "v2");
       EXPECT_TRUE(src.ok());
       if (!src) return empty_;
@@ -130,7 +133,7 @@ class RouteFixture : public X86Fixture {
   tsr_status load(Layout a, Layout b, const Keys& keys, int policy = 0) {
     a_ = a, b_ = b;
     ArchiveContents contents;
-    contents.kernels.push_back(archive_kernel(mm_spec(a, b)));
+    contents.kernels.push_back(archive_kernel(mm_spec(a, b, bias_)));
     Artifact art = artifact(a, b);
     for (const auto& [k, v] : keys) art.metadata[k] = v;
     contents.kernels.back().variants.push_back(art);
@@ -140,7 +143,7 @@ class RouteFixture : public X86Fixture {
     bytes_ = *bytes;
     EXPECT_EQ(tsr_archive_open_memory(bytes_.data(), bytes_.size(), nullptr, &archive_), TSR_OK);
     tsr_select_options o{"x86", 0, nullptr, 0, 0, policy};
-    tsr_status s = tsr_kernel_load(archive_, mm_name(a, b).c_str(), &o, &kernel_);
+    tsr_status s = tsr_kernel_load(archive_, mm_name(a, b, bias_).c_str(), &o, &kernel_);
     message_ = tsr_archive_last_message(archive_);
     return s;
   }
@@ -188,6 +191,7 @@ class RouteFixture : public X86Fixture {
   tsr_kernel* kernel_ = nullptr;
   std::string message_;
   Layout a_ = Layout::row, b_ = Layout::row;
+  bool bias_ = false;   // mm_<a><b>_bias (load only: launch() knows no bias)
   Artifact empty_;
 };
 

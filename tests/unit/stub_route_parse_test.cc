@@ -144,5 +144,18 @@ TEST_F(StubRouteParse, MalformedRoutesAreCorrupt) {
   }
 }
 
+// A call that ignores a buffer (here the bias) cannot compute the kernel.
+TEST_F(StubRouteParse, ADelegateThatLeavesABufferUnusedIsCorrupt) {
+  bias_ = true;
+  const Keys keys = merged({{"route.0", "delegate:cblas_sgemm entry:mm_rr_bias_tsr_entry"}},
+                           delegate_keys("cblas_sgemm", Layout::row, Layout::row));
+  int rc = run_in_child([&] { return int(load(Layout::row, Layout::row, keys)); });
+  EXPECT_EQ(rc, TSR_ERROR_CORRUPT) << "the load died by signal " << -rc;
+  EXPECT_EQ(load(Layout::row, Layout::row, keys), TSR_ERROR_CORRUPT);
+  EXPECT_EQ(message_, "kernel 'mm_rr_bias' variant x86:v2: delegate.cblas_sgemm.args leaves buffer 'bias' unused");
+  TearDown();
+  EXPECT_EQ(load(Layout::row, Layout::row, {{"route.0", "entry:mm_rr_bias_tsr_entry"}}), TSR_OK) << message_;
+}
+
 }  // namespace
 }  // namespace tsr::testing

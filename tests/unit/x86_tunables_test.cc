@@ -203,6 +203,8 @@ TEST_F(X86TunablesCompile, TwoSourcesLinkIntoOneObjectExportingBothEntries) {
   ASSERT_TRUE(single.ok());
   EXPECT_EQ(single->key, one->key);
   EXPECT_EQ(single->bytes, one->bytes);
+  EXPECT_EQ(one->entry, "mm_two_tsr_entry_a");      // the entry that source exports
+  EXPECT_EQ(single->entry, "mm_two_tsr_entry");     // compile() names the kernel's entry, as it always did
 
   // Both entries compute the right result through the stub.
   for (const std::string& entry : {"mm_two_tsr_entry_a", "mm_two_tsr_entry_b"}) {

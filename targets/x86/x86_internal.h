@@ -164,10 +164,10 @@ std::vector<std::string> clang_flags(const Tier& tier);
 // `tier` is the code tier (code_tier), `arch` the target's arch as named
 // ("v4+amx" builds v4 code for a kernel that takes no AMX).
 // Several sources (each its own translation unit: the static helpers of
-// one never meet another's) link into one shared object; Artifact.entry is
-// the entry the first source exports, the key covers every source.
+// one never meet another's) link into one shared object with Artifact.entry
+// `entry`; the key covers every source.
 Expected<Artifact> compile_sources(const KernelSpec& spec, const Tier& tier, const std::string& arch,
-                                   const std::vector<std::string>& sources);
+                                   const std::vector<std::string>& sources, const std::string& entry);
 // The entry symbol an emitted source exports (its `__asm__` label), or
 // <kernel>_tsr_entry where the source names none (hand-edited text).
 std::string exported_entry(const KernelSpec& spec, const std::string& source);

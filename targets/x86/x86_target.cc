@@ -64,7 +64,7 @@ class X86Target final : public Target {
                              const std::string& source) const override {
     const std::optional<x86::Tier> tier = x86::tier_for_arch(arch);
     if (!tier) return invalid_input("kernel '" + spec.name + "': unknown arch '" + arch + "' for target x86");
-    return x86::compile_sources(spec, x86::code_tier(spec, *tier), arch, {source});
+    return x86::compile_sources(spec, x86::code_tier(spec, *tier), arch, {source}, spec.name + "_tsr_entry");
   }
 
   Expected<Artifact> compile_candidates(const KernelSpec& spec, const std::string& arch,
@@ -72,7 +72,9 @@ class X86Target final : public Target {
     const std::optional<x86::Tier> tier = x86::tier_for_arch(arch);
     if (!tier) return invalid_input("kernel '" + spec.name + "': unknown arch '" + arch + "' for target x86");
     if (sources.empty()) return invalid_input("kernel '" + spec.name + "': no sources to compile for x86:" + arch);
-    return x86::compile_sources(spec, x86::code_tier(spec, *tier), arch, sources);
+    // The entry the first source exports: its suffix, or none for "default" emitted plain.
+    return x86::compile_sources(spec, x86::code_tier(spec, *tier), arch, sources,
+                                x86::exported_entry(spec, sources.front()));
   }
 
   std::string artifact_file_extension(const Artifact&) const override { return ".so"; }

@@ -73,7 +73,7 @@ std::string source_name(size_t index, size_t count) {
 }  // namespace
 
 Expected<Artifact> compile_sources(const KernelSpec& spec, const Tier& tier, const std::string& arch,
-                                   const std::vector<std::string>& sources) {
+                                   const std::vector<std::string>& sources, const std::string& entry) {
   const ToolchainInfo tc = find_clang();
   if (!tc.found) return toolchain_error("target unavailable: x86:" + arch + ": " + tc.why_unavailable);
   const std::vector<std::string> flags = clang_flags(tier);
@@ -82,7 +82,7 @@ Expected<Artifact> compile_sources(const KernelSpec& spec, const Tier& tier, con
   Artifact art;
   art.target = {"x86", arch};
   art.kind = "shared_object";
-  art.entry = exported_entry(spec, sources.at(0));
+  art.entry = entry;
   art.toolchain = "clang " + tc.version;
   art.key = artifact_key(sources, tc.version, joined);
   art.metadata["march"] = "x86-64-" + tier.arch;

@@ -203,6 +203,8 @@ TEST_F(X86TunablesCompile, TwoSourcesLinkIntoOneObjectExportingBothEntries) {
   ASSERT_TRUE(single.ok());
   EXPECT_EQ(single->key, one->key);
   EXPECT_EQ(single->bytes, one->bytes);
+  EXPECT_EQ(one->entry, "mm_two_tsr_entry_a");      // the entry that source exports
+  EXPECT_EQ(single->entry, "mm_two_tsr_entry");     // compile() names the kernel's entry, as it always did
 
   // Both entries compute the right result through the stub.
   for (const std::string& entry : {"mm_two_tsr_entry_a", "mm_two_tsr_entry_b"}) {
@@ -231,6 +233,8 @@ TEST_P(X86TunablesOracle, EveryCandidatePasses) {
   const KernelSpec* spec = shipped_named(specs, name);
   ASSERT_NE(spec, nullptr) << name;
   const std::vector<GeneratedCandidate> candidates = target_->generated_candidates(*spec, arch);
+  const bool pair_path = spec->dtype == DType::bf16 && arch == "v4";   // only "default" there
+  EXPECT_EQ(candidates.size(), spec->family == Family::elementwise ? 3u : pair_path ? 1u : 6u);
   std::vector<std::string> sources;
   for (size_t i = 0; i < candidates.size(); ++i) {
     Expected<std::string> source = target_->emit_candidate(*spec, arch, candidates[i].name, "_c" + std::to_string(i));
@@ -261,6 +265,12 @@ INSTANTIATE_TEST_SUITE_P(ShippedMatmul, X86TunablesOracle,
                          spec_and_tier);
 INSTANTIATE_TEST_SUITE_P(ShippedMatmulV2, X86TunablesOracle,
                          ::testing::Values(std::tuple<std::string, std::string>("gemm_f32", "v2")),
+                         spec_and_tier);
+// The elementwise unroll candidates, on a 16-bit spec with a transcendental
+// and on the plain f32 add.
+INSTANTIATE_TEST_SUITE_P(ShippedElementwise, X86TunablesOracle,
+                         ::testing::Values(std::tuple<std::string, std::string>("ew_gelu_erf_neg_exp_f16", "v3"),
+                                           std::tuple<std::string, std::string>("ew_add_f32", "v4")),
                          spec_and_tier);
 
 }  // namespace

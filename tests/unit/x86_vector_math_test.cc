@@ -168,7 +168,7 @@ class X86VectorMath : public ::testing::TestWithParam<std::string> {
     src << "EXPORT(test_erf, tsr_verf(v))\nEXPORT(test_log, tsr_vlog(v))\n";
     KernelSpec spec;
     spec.name = "vector_math_test";
-    Expected<Artifact> art = x86::compile_sources(spec, tier, tier.arch, {src.str()});
+    Expected<Artifact> art = x86::compile_sources(spec, tier, tier.arch, {src.str()}, spec.name + "_tsr_entry");
     EXPECT_TRUE(art) << (art ? std::string() : art.error().message());
     if (!art) return nullptr;
     const std::string path = ::testing::TempDir() + "/vector_math_" + GetParam() + ".so";

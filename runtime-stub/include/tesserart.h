@@ -12,8 +12,9 @@
  * handle must not be closed or unloaded while another thread uses it. Lazy
  * work (a blob's first-use check and read, a kernel's record check, loading a
  * module on a device, starting the default thread pool, initializing a GPU
- * driver) happens exactly once. Strings returned by accessors live as long as
- * the archive; *_last_message strings are per calling thread.
+ * driver, resolving a route's delegate library) happens exactly once.
+ * Strings returned by accessors live as long as the archive;
+ * *_last_message strings are per calling thread.
  */
 #ifndef TESSERART_H
 #define TESSERART_H

@@ -157,7 +157,7 @@ void tsr_delegate_resolve(tsr_delegate* d) {
     void* h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     if (!h) {
       const char* e = dlerror();
-      if (!error[0]) snprintf(error, sizeof error, "%s", e ? e : path);
+      if (!error[0]) tsr_set_message(error, sizeof error, "%s", e ? e : path);
       continue;
     }
     void* f = dlsym(h, callee);
@@ -169,12 +169,12 @@ void tsr_delegate_resolve(tsr_delegate* d) {
     }
     /* A library without the symbol says more than one that is absent. */
     const char* e = dlerror();
-    if (!symbol_error) snprintf(error, sizeof error, "%s", e ? e : callee);
+    if (!symbol_error) tsr_set_message(error, sizeof error, "%s", e ? e : callee);
     symbol_error = 1;
     dlclose(h);
   }
-  snprintf(d->why, sizeof d->why, "delegate '%s' unavailable (libraries: %s%s%s): %s", callee, d->libraries,
-           dir && *dir ? " in TSR_DELEGATE_DIR=" : "", dir && *dir ? dir : "", error);
+  tsr_set_message(d->why, sizeof d->why, "delegate '%s' unavailable (libraries: %s%s%s): %s", callee,
+                  d->libraries, dir && *dir ? " in TSR_DELEGATE_DIR=" : "", dir && *dir ? dir : "", error);
   __atomic_store_n(&d->state, TSR_DELEGATE_UNAVAILABLE, __ATOMIC_RELEASE);
 }
 

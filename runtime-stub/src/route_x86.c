@@ -165,7 +165,7 @@ tsr_status tsr_route_load(const struct tsr_kernel* k, size_t v, void* handle, co
     tsr_quote(q, dim);
     if (r->dim < 0) FAIL(TSR_ERROR_CORRUPT, "route.dim '%s' is not a runtime scalar of kernel '%s'", q, k->info.name);
   }
-  if (bounds) {
+  if (bounds && *bounds) {   /* empty: no bounds, one bucket */
     tsr_quote(q, bounds);
     if (!dim) FAIL(TSR_ERROR_CORRUPT, "route.bounds '%s' without route.dim", q);
     if (!(r->bounds = (int64_t*)malloc((strlen(bounds) / 2 + 1) * sizeof *r->bounds)))

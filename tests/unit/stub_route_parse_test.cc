@@ -52,6 +52,15 @@ TEST_F(StubRouteParse, BucketsPickTheirStepsByTheRuntimeScalar) {
   }
 }
 
+// An empty route.bounds is no bound: one bucket (what a plan of one bucket writes).
+TEST_F(StubRouteParse, EmptyBoundsMeanOneBucket) {
+  ASSERT_EQ(load(Layout::row, Layout::row,
+                 {{"route.dim", "M"}, {"route.bounds", ""}, {"route.0", "entry:mm_rr_tsr_entry_fill"}}),
+            TSR_OK) << message_;
+  for (int64_t m : {1, 1000}) EXPECT_EQ(route(m, 1), "entry:mm_rr_tsr_entry_fill");
+  EXPECT_EQ(launch(2, 2).c, std::vector<float>(4, 7.f));
+}
+
 // A bucket whose only step is a delegate that cannot run ends on the VARS entry.
 TEST_F(StubRouteParse, TheVarsEntryEndsEveryBucket) {
   std::filesystem::path empty = library_dir("hidden", "", "");
@@ -93,7 +102,6 @@ TEST_F(StubRouteParse, MalformedRoutesAreCorrupt) {
       {{{"route.dim", "M"}, {"route.bounds", "0,8"}}, "route.bounds '0,8' is not a list of ascending positive integers"},
       {{{"route.dim", "M"}, {"route.bounds", "8,"}}, "route.bounds '8,' is not a list of ascending positive integers"},
       {{{"route.dim", "M"}, {"route.bounds", "-4"}}, "route.bounds '-4' is not a list of ascending positive integers"},
-      {{{"route.dim", "M"}, {"route.bounds", ""}}, "route.bounds '' is not a list of ascending positive integers"},
       {{{"route.dim", "Q"}, {"route.0", "entry:mm_rr_tsr_entry"}}, "route.dim 'Q' is not a runtime scalar of kernel 'mm_rr'"},
       {{{"route.dim", "a"}, {"route.0", "entry:mm_rr_tsr_entry"}}, "route.dim 'a' is not a runtime scalar of kernel 'mm_rr'"},
       {{{"route.bounds", "8"}, {"route.0", "entry:mm_rr_tsr_entry"}}, "route.bounds '8' without route.dim"},

@@ -175,7 +175,7 @@ Status judge_and_measure(const KernelSpec& spec, const Target& target, const Tar
                          const TuneOptions& options, std::vector<Working>& work, TuneOutcome& out) {
   for (Working& w : work) {
     CandidateResult& r = w.result;
-    if (r.outcome == CandidateOutcome::not_run && !r.reason.empty()) continue;
+    if (!w.artifact) continue;   // not built: not run, and why, is already recorded
     const Accuracy accuracy = w.declared ? w.declared->accuracy() : spec.accuracy;
     const Determinism det = w.declared ? w.declared->determinism() : spec.determinism;
     if (spec.determinism == Determinism::deterministic && det != Determinism::deterministic) {
@@ -407,7 +407,7 @@ Expected<TuneOutcome> tune_kernel(const KernelSpec& spec, const TargetName& name
   }
   if (!base) return toolchain_error("no generated candidate for " + spec.name + " on " + name.str());
   for (Working& w : work)
-    if (w.result.kind == "kernel_call" && w.result.outcome != CandidateOutcome::not_run)
+    if (w.result.kind == "kernel_call" && w.result.reason.empty())   // its library was found
       w.artifact = delegate_artifact(spec, *base, w.result.callee);
   out.workers = key.workers;
   out.cache_key = tuning_cache_key(key);

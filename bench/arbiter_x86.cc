@@ -48,14 +48,6 @@ std::string spec_yaml(const Shape& s) {
          (fused ? "" : kDelegates);   // the delegates cannot fuse an epilogue (the verifier refuses them)
 }
 
-std::string fmt_ns(double ns) {
-  char b[32];
-  if (ns < 1e4) std::snprintf(b, sizeof b, "%.0f ns", ns);
-  else if (ns < 1e7) std::snprintf(b, sizeof b, "%.1f us", ns / 1e3);
-  else std::snprintf(b, sizeof b, "%.1f ms", ns / 1e6);
-  return b;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -106,6 +98,7 @@ int main(int argc, char** argv) {
     // Re-measure, interleaved: the tuned variant as shipped, then every candidate that was measured.
     std::vector<std::unique_ptr<StubCandidate>> loaded;
     std::vector<std::string> names = {"selected"};
+    std::vector<bool> own_threads = {o->artifact->metadata.at("route.0").rfind("delegate:", 0) == 0};
     Expected<std::unique_ptr<StubCandidate>> sel = StubCandidate::open(*spec, *o->artifact, 0);
     if (!sel) { std::printf("%s: %s\n", s.what, sel.error().message().c_str()); return 2; }
     loaded.push_back(std::move(*sel));
@@ -116,11 +109,12 @@ int main(int argc, char** argv) {
       if (!c) continue;
       loaded.push_back(std::move(*c));
       names.push_back(o->candidates[i].name);
+      own_threads.push_back(o->candidates[i].kind == "kernel_call");
     }
     LaunchBuffers buffers = make_launch_buffers(*spec, {}, 99);
     std::vector<const StubCandidate*> ptrs;
     for (const auto& l : loaded) ptrs.push_back(l.get());
-    Expected<std::vector<Measurement>> m = measure_interleaved(ptrs, buffers, 9, 5.0);
+    Expected<std::vector<Measurement>> m = measure_interleaved(ptrs, own_threads, buffers, 9, 5.0, options.settle_ms);
     if (!m) { std::printf("%s: %s\n", s.what, m.error().message().c_str()); return 2; }
     size_t best = 1;
     for (size_t i = 2; i < m->size(); ++i)
@@ -131,9 +125,9 @@ int main(int argc, char** argv) {
     char dims[48];
     std::snprintf(dims, sizeof dims, "%lldx%lldx%lld", (long long)s.m, (long long)s.n, (long long)s.k);
     std::printf("%-18s %-16s %-46s %10s %-40s %10s %7.3f\n", s.what, dims, route.substr(0, 46).c_str(),
-                fmt_ns((*m)[0].median_ns).c_str(), names[best].c_str(), fmt_ns((*m)[best].median_ns).c_str(), ratio);
+                format_ns((*m)[0].median_ns).c_str(), names[best].c_str(), format_ns((*m)[best].median_ns).c_str(), ratio);
     for (size_t i = 1; i < m->size(); ++i)
-      std::printf("%18s   %-44s %10s\n", "", names[i].c_str(), fmt_ns((*m)[i].median_ns).c_str());
+      std::printf("%18s   %-44s %10s\n", "", names[i].c_str(), format_ns((*m)[i].median_ns).c_str());
   }
   std::printf("\nworst selected / min(candidates): %.3f (goal <= 1.02)%s\n", worst,
               failures ? " — some shapes were not tuned" : "");

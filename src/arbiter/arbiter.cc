@@ -132,14 +132,6 @@ void record_oracle(CandidateResult& r, const OracleReport& report) {
   }
 }
 
-std::string format_ns(double ns) {
-  char buf[32];
-  if (ns < 1e4) std::snprintf(buf, sizeof buf, "%.0f ns", ns);
-  else if (ns < 1e7) std::snprintf(buf, sizeof buf, "%.1f us", ns / 1e3);
-  else std::snprintf(buf, sizeof buf, "%.1f ms", ns / 1e6);
-  return buf;
-}
-
 // tune.* keys: what was measured, where, and every candidate's result.
 std::map<std::string, std::string> tune_metadata(const KernelSpec& spec, const TuneOutcome& o) {
   std::map<std::string, std::string> m;
@@ -233,8 +225,13 @@ Status judge_and_measure(const KernelSpec& spec, const Target& target, const Tar
     say(options, "tune: measure " + name.str() + " " + spec.name + " " + bucket.label + " (" +
                      std::to_string(live.size()) + " candidates)");
     std::vector<const StubCandidate*> ptrs;
-    for (size_t i : live) ptrs.push_back(loaded[i].get());
-    Expected<std::vector<Measurement>> m = measure_interleaved(ptrs, buffers, options.rounds, options.min_sample_ms);
+    std::vector<bool> own_threads;
+    for (size_t i : live) {
+      ptrs.push_back(loaded[i].get());
+      own_threads.push_back(work[i].result.kind == "kernel_call");
+    }
+    Expected<std::vector<Measurement>> m = measure_interleaved(ptrs, own_threads, buffers, options.rounds,
+                                                               options.min_sample_ms, options.settle_ms);
     if (!m) return m.take_error();
     for (size_t j = 0; j < live.size(); ++j) {
       std::vector<double>& medians = work[live[j]].result.median_ns;
@@ -322,6 +319,14 @@ Expected<Artifact> tuned_artifact(const KernelSpec& spec, const Target& target, 
 }
 
 }  // namespace
+
+std::string format_ns(double ns) {
+  char buf[32];
+  if (ns < 1e4) std::snprintf(buf, sizeof buf, "%.0f ns", ns);
+  else if (ns < 1e7) std::snprintf(buf, sizeof buf, "%.1f us", ns / 1e3);
+  else std::snprintf(buf, sizeof buf, "%.1f ms", ns / 1e6);
+  return buf;
+}
 
 Expected<TuneOutcome> tune_kernel(const KernelSpec& spec, const TargetName& name, const TuneOptions& options) {
   TuneOutcome out;

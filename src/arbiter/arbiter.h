@@ -33,6 +33,7 @@ inline constexpr const char* kTuneFormat = "tesserac-tune-1";
 struct TuneOptions {
   int rounds = 7;               // interleaved rounds per bucket (the median is over these)
   double min_sample_ms = 2.0;   // one sample is a batch of launches lasting at least this long
+  double settle_ms = 250.0;     // pause after a delegate's sample (its library's spinning threads; stub_candidate.h)
   uint64_t seed = OracleOptions{}.seed;
   CompileCache* cache = nullptr;   // compiled candidates and the tuning cache (docs/cache.md)
   BuildProgress* progress = nullptr;
@@ -76,6 +77,9 @@ struct TuneOutcome {
 };
 
 Expected<TuneOutcome> tune_kernel(const KernelSpec& spec, const TargetName& target, const TuneOptions& options);
+
+// "850 ns", "12.3 us", "4.1 ms": a median as the tables print it.
+std::string format_ns(double ns);
 
 // The table `tesserac tune` prints: per candidate its verdict and the median
 // per bucket, the chosen route per bucket, and selected/best ratio per bucket.

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <random>
+#include <thread>
 
 #include "archive/archive_writer.h"
 #include "driver/assemble_archive.h"
@@ -107,8 +108,13 @@ Status StubCandidate::launch(LaunchBuffers& b) const {
 }
 
 Expected<std::vector<Measurement>> measure_interleaved(const std::vector<const StubCandidate*>& candidates,
-                                                       LaunchBuffers& buffers, int rounds, double min_sample_ms) {
+                                                       const std::vector<bool>& own_threads, LaunchBuffers& buffers,
+                                                       int rounds, double min_sample_ms, double settle_ms) {
   std::vector<Measurement> out(candidates.size());
+  auto settle = [&](size_t c) {
+    if (c < own_threads.size() && own_threads[c])
+      std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(settle_ms));
+  };
   // Warm-up: two launches each (page faults, lazy binding, delegate
   // resolution, the thread pool's start), then the batch size from a third.
   for (size_t c = 0; c < candidates.size(); ++c) {
@@ -118,6 +124,7 @@ Expected<std::vector<Measurement>> measure_interleaved(const std::vector<const S
     if (Status s = candidates[c]->launch(buffers); !s.ok()) return s.take_error();
     const double one = std::max(ns_since(start), 1.0);
     out[c].launches_per_sample = static_cast<int>(std::clamp(min_sample_ms * 1e6 / one, 1.0, 100000.0));
+    settle(c);
   }
   for (int r = 0; r < rounds; ++r) {
     for (size_t i = 0; i < candidates.size(); ++i) {
@@ -126,6 +133,7 @@ Expected<std::vector<Measurement>> measure_interleaved(const std::vector<const S
       for (int l = 0; l < out[c].launches_per_sample; ++l)
         if (Status s = candidates[c]->launch(buffers); !s.ok()) return s.take_error();
       out[c].samples_ns.push_back(ns_since(start) / out[c].launches_per_sample);
+      settle(c);
     }
   }
   for (Measurement& m : out) m.median_ns = median(m.samples_ns);

@@ -47,6 +47,7 @@ class Arbiter : public ::testing::Test {
     if (!t->device("v3").present) GTEST_SKIP() << "this CPU lacks x86-64-v3";
     options_.rounds = 3;
     options_.min_sample_ms = 0.2;
+    options_.settle_ms = 1.0;
   }
   TuneOptions options_;
 };

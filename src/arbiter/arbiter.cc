@@ -42,8 +42,6 @@ struct Working {
   int delegates_policy = 0;                                  // tsr_select_options.delegates for the measurement
 };
 
-std::string tier_name(Provenance p) { return provenance_name(p); }
-
 void say(const TuneOptions& options, const std::string& line) {
   if (options.progress) options.progress->detail(line);
 }
@@ -339,20 +337,18 @@ Expected<TuneOutcome> tune_kernel(const KernelSpec& spec, const TargetName& name
 
   // Every candidate, generated ones first (in the target's order), then the spec's.
   std::vector<Working> work = generated_candidates(spec, *target, name, options);
-  int ptx_index = 0;
   for (const Candidate& c : spec.candidates) {
-    if (c.kind == Candidate::Kind::inline_ptx) ++ptx_index;
     if (!c.applies_to(name)) continue;
     Working w;
     w.declared = &c;
     if (c.kind == Candidate::Kind::kernel_call) {
       w.result.name = "kernel_call:" + c.call.callee;
       w.result.kind = "kernel_call";
-      w.result.tier = tier_name(c.call.provenance);
+      w.result.tier = provenance_name(c.call.provenance);
       w.result.callee = c.call.callee;
       w.delegates_policy = 1;
     } else {
-      w.result.name = "inline_ptx:" + std::to_string(ptx_index);
+      w.result.name = "inline_ptx:" + std::to_string(c.ptx_index);
       w.result.kind = "inline_ptx";
       w.result.tier = "hand_tuned";
       w.result.outcome = CandidateOutcome::not_run;

@@ -7,21 +7,13 @@
 
 #include "archive/archive_writer.h"
 #include "driver/assemble_archive.h"
+#include "driver/stub_routed_target.h"
 #include "spec/abi.h"
 #include "support/half.h"
 
 namespace tsr {
 
 namespace {
-
-tsr_dtype to_stub(DType t) {
-  switch (t) {
-    case DType::f32: return TSR_DTYPE_F32;
-    case DType::f16: return TSR_DTYPE_F16;
-    case DType::bf16: return TSR_DTYPE_BF16;
-  }
-  return TSR_DTYPE_F32;
-}
 
 using Clock = std::chrono::steady_clock;
 
@@ -52,7 +44,7 @@ LaunchBuffers make_launch_buffers(const KernelSpec& spec, const std::map<std::st
   }
   const std::vector<const Binding*> buffers = abi.buffers();
   for (size_t i = 0; i < buffers.size(); ++i)
-    out.args.push_back({out.storage[i].data(), out.storage[i].size(), to_stub(buffers[i]->dtype),
+    out.args.push_back({out.storage[i].data(), out.storage[i].size(), stub_dtype(buffers[i]->dtype),
                         buffers[i]->role == Role::input ? TSR_ROLE_IN : TSR_ROLE_OUT});
   for (const std::string& s : abi.scalar_names()) out.scalars.push_back(scalars.at(s));
   return out;

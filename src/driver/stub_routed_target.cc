@@ -6,7 +6,6 @@
 #include "tesserart.h"
 
 namespace tsr {
-namespace {
 
 tsr_dtype stub_dtype(DType t) {
   switch (t) {
@@ -16,8 +15,6 @@ tsr_dtype stub_dtype(DType t) {
   }
   return TSR_DTYPE_F32;
 }
-
-}  // namespace
 
 StubRoutedTarget::StubRoutedTarget(const Target& inner, tsr_archive* archive, TargetName target, bool owns_archive,
                                    std::vector<uint8_t> owned_bytes)

@@ -12,11 +12,15 @@
 #include <vector>
 
 #include "targets/forwarding_target.h"
+#include "tesserart.h"
 
 struct tsr_archive;
 struct tsr_kernel;
 
 namespace tsr {
+
+// The stub's dtype tag for a storage dtype.
+tsr_dtype stub_dtype(DType t);
 
 class StubRoutedTarget final : public ForwardingTarget {
  public:

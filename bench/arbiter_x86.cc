@@ -6,13 +6,15 @@
 // selected / min(candidates) per shape and the worst ratio. Goal: <= 1.02.
 // OpenBLAS runs its best kernels for this CPU (OPENBLAS_CORETYPE pinned and
 // printed, bench/peers/openblas.cc); oneDNN its own dispatch.
-// usage: arbiter_x86 [--quick]   (--quick leaves out the 4096^3 shape)
+// usage: arbiter_x86 [--quick] [--shape NAME]
+//   --quick leaves out the 4096^3 shape; --shape runs the shapes whose name contains NAME
 #include <cstdio>
 #include <cstring>
 #include <string>
 #include <vector>
 
 #include "arbiter/arbiter.h"
+#include "arbiter/measure.h"
 #include "arbiter/stub_candidate.h"
 #include "peers/openblas.h"
 #include "spec/spec_loader.h"
@@ -52,7 +54,18 @@ std::string spec_yaml(const Shape& s) {
 
 int main(int argc, char** argv) {
   tsr::bench::openblas_pin_best_kernels(argv);
-  const bool quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;
+  bool quick = false;
+  const char* only = nullptr;
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--quick") == 0) {
+      quick = true;
+    } else if (std::strcmp(argv[i], "--shape") == 0 && i + 1 < argc) {
+      only = argv[++i];
+    } else {
+      std::fprintf(stderr, "usage: arbiter_x86 [--quick] [--shape NAME]\n");
+      return 2;
+    }
+  }
   const Target* x86 = find_target("x86");
   std::string arch;
   for (const char* a : {"v4", "v3", "v2"})
@@ -77,6 +90,12 @@ int main(int argc, char** argv) {
       {"huge", 4096, 4096, 4096, ""},
   };
   if (quick) shapes.pop_back();
+  if (only) {
+    std::vector<Shape> kept;
+    for (const Shape& s : shapes)
+      if (std::strstr(s.what, only)) kept.push_back(s);
+    shapes = kept;
+  }
   std::printf("%-18s %-16s %-46s %10s %-40s %10s %7s\n", "shape", "M x N x K", "selected route", "selected",
               "fastest candidate (re-measured)", "time", "ratio");
   double worst = 0.0;
@@ -114,7 +133,10 @@ int main(int argc, char** argv) {
     LaunchBuffers buffers = make_launch_buffers(*spec, {}, 99);
     std::vector<const StubCandidate*> ptrs;
     for (const auto& l : loaded) ptrs.push_back(l.get());
-    Expected<std::vector<Measurement>> m = measure_interleaved(ptrs, own_threads, buffers, 9, 5.0, options.settle_ms);
+    MeasurePlan again = options.measure;   // the arbiter's method, more rounds and longer samples
+    again.rounds = 15;
+    again.min_sample_ms = 10.0;
+    Expected<std::vector<Measurement>> m = measure_interleaved(ptrs, own_threads, buffers, again);
     if (!m) { std::printf("%s: %s\n", s.what, m.error().message().c_str()); return 2; }
     size_t best = 1;
     for (size_t i = 2; i < m->size(); ++i)

@@ -137,6 +137,7 @@ std::map<std::string, std::string> tune_metadata(const KernelSpec& spec, const T
   m["tune.device"] = o.device;
   m["tune.workers"] = std::to_string(o.workers);
   m["tune.rounds"] = std::to_string(o.rounds);
+  m["tune.method"] = o.method;
   for (size_t b = 0; b < o.buckets.buckets.size(); ++b)
     m["tune.bucket." + std::to_string(b)] =
         o.buckets.buckets[b].label + " at " + bucket_shape_text(spec, o.buckets.buckets[b]);
@@ -228,8 +229,7 @@ Status judge_and_measure(const KernelSpec& spec, const Target& target, const Tar
       ptrs.push_back(loaded[i].get());
       own_threads.push_back(work[i].result.kind == "kernel_call");
     }
-    Expected<std::vector<Measurement>> m = measure_interleaved(ptrs, own_threads, buffers, options.rounds,
-                                                               options.min_sample_ms, options.settle_ms);
+    Expected<std::vector<Measurement>> m = measure_interleaved(ptrs, own_threads, buffers, options.measure);
     if (!m) return m.take_error();
     for (size_t j = 0; j < live.size(); ++j) {
       std::vector<double>& medians = work[live[j]].result.median_ns;
@@ -329,7 +329,8 @@ std::string format_ns(double ns) {
 Expected<TuneOutcome> tune_kernel(const KernelSpec& spec, const TargetName& name, const TuneOptions& options) {
   TuneOutcome out;
   out.buckets = tuning_buckets(spec);
-  out.rounds = options.rounds;
+  out.rounds = options.measure.rounds;
+  out.method = options.measure.describe();
   const Target* target = find_target(name.kind);
   if (!target) return invalid_input("no target kind '" + name.kind + "'");
   const DeviceInfo device = target->device(name.arch);
@@ -378,8 +379,7 @@ Expected<TuneOutcome> tune_kernel(const KernelSpec& spec, const TargetName& name
   key.tesserac_version = TESSERAC_VERSION;
   key.toolchain = target->toolchain().version;
   key.workers = tsr_executor_worker_count();
-  key.rounds = options.rounds;
-  key.min_sample_ms = options.min_sample_ms;
+  key.method = options.measure.describe();
   std::optional<Artifact> base;
   for (Working& w : work) {
     CandidateResult& r = w.result;
@@ -455,8 +455,8 @@ std::string render_tuning_table(const std::string& kernel, const TargetName& tar
       os << "  " << c.name << "  " << c.tier << "  NOT_RUN  " << c.reason << "\n";
     return os.str();
   }
-  os << " (" << o.device << ", " << o.workers << " workers, median of " << o.rounds << " interleaved rounds"
-     << (o.cache_hit ? ", from the tuning cache" : "") << ")\n";
+  os << " (" << o.device << ", " << o.workers << " workers" << (o.cache_hit ? ", from the tuning cache" : "")
+     << ")\n  measurement: " << o.method << "\n";
   char line[512];
   std::snprintf(line, sizeof line, "  %-44s %-15s %-8s", "candidate", "tier", "oracle");
   os << line;

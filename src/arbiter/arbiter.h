@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "arbiter/measure.h"
 #include "arbiter/tuning_buckets.h"
 #include "oracle/oracle.h"
 #include "spec/kernel_spec.h"
@@ -28,12 +29,10 @@ namespace tsr {
 class CompileCache;
 class BuildProgress;
 
-inline constexpr const char* kTuneFormat = "tesserac-tune-1";
+inline constexpr const char* kTuneFormat = "tesserac-tune-2";
 
 struct TuneOptions {
-  int rounds = 7;               // interleaved rounds per bucket (the median is over these)
-  double min_sample_ms = 2.0;   // one sample is a batch of launches lasting at least this long
-  double settle_ms = 250.0;     // pause after a delegate's sample (its library's spinning threads; stub_candidate.h)
+  MeasurePlan measure;   // rounds, sample, warm-up, settle (arbiter/measure.h)
   uint64_t seed = OracleOptions{}.seed;
   CompileCache* cache = nullptr;   // compiled candidates and the tuning cache (docs/cache.md)
   BuildProgress* progress = nullptr;
@@ -67,6 +66,7 @@ struct TuneOutcome {
   std::vector<std::vector<size_t>> routes;   // per bucket: candidate indices, fastest first
   uint32_t workers = 0;        // tsr_executor_worker_count() during the measurement
   int rounds = 0;
+  std::string method;          // MeasurePlan::describe() of the measurement
   std::string device;
   bool cache_hit = false;
   std::string cache_key;

@@ -1,9 +1,7 @@
 #include "arbiter/stub_candidate.h"
 
 #include <algorithm>
-#include <chrono>
 #include <random>
-#include <thread>
 
 #include "archive/archive_writer.h"
 #include "driver/assemble_archive.h"
@@ -12,22 +10,6 @@
 #include "support/half.h"
 
 namespace tsr {
-
-namespace {
-
-using Clock = std::chrono::steady_clock;
-
-double ns_since(Clock::time_point start) {
-  return std::chrono::duration<double, std::nano>(Clock::now() - start).count();
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n == 0 ? 0.0 : n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
-}  // namespace
 
 LaunchBuffers make_launch_buffers(const KernelSpec& spec, const std::map<std::string, int64_t>& scalars,
                                   uint64_t seed) {
@@ -97,39 +79,6 @@ Status StubCandidate::launch(LaunchBuffers& b) const {
     return toolchain_error(name_ + ": tsr_kernel_launch: " + tsr_status_string(st) + ": " +
                            tsr_kernel_last_message(kernel_));
   return ok();
-}
-
-Expected<std::vector<Measurement>> measure_interleaved(const std::vector<const StubCandidate*>& candidates,
-                                                       const std::vector<bool>& own_threads, LaunchBuffers& buffers,
-                                                       int rounds, double min_sample_ms, double settle_ms) {
-  std::vector<Measurement> out(candidates.size());
-  auto settle = [&](size_t c) {
-    if (c < own_threads.size() && own_threads[c])
-      std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(settle_ms));
-  };
-  // Warm-up: two launches each (page faults, lazy binding, delegate
-  // resolution, the thread pool's start), then the batch size from a third.
-  for (size_t c = 0; c < candidates.size(); ++c) {
-    for (int i = 0; i < 2; ++i)
-      if (Status s = candidates[c]->launch(buffers); !s.ok()) return s.take_error();
-    const Clock::time_point start = Clock::now();
-    if (Status s = candidates[c]->launch(buffers); !s.ok()) return s.take_error();
-    const double one = std::max(ns_since(start), 1.0);
-    out[c].launches_per_sample = static_cast<int>(std::clamp(min_sample_ms * 1e6 / one, 1.0, 100000.0));
-    settle(c);
-  }
-  for (int r = 0; r < rounds; ++r) {
-    for (size_t i = 0; i < candidates.size(); ++i) {
-      const size_t c = (i + static_cast<size_t>(r)) % candidates.size();
-      const Clock::time_point start = Clock::now();
-      for (int l = 0; l < out[c].launches_per_sample; ++l)
-        if (Status s = candidates[c]->launch(buffers); !s.ok()) return s.take_error();
-      out[c].samples_ns.push_back(ns_since(start) / out[c].launches_per_sample);
-      settle(c);
-    }
-  }
-  for (Measurement& m : out) m.median_ns = median(m.samples_ns);
-  return out;
 }
 
 }  // namespace tsr

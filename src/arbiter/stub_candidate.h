@@ -49,22 +49,4 @@ class StubCandidate {
   std::string name_;
 };
 
-struct Measurement {
-  double median_ns = 0.0;
-  std::vector<double> samples_ns;   // per round, per launch
-  int launches_per_sample = 1;
-};
-
-// Warm-up, then `rounds` rounds; in each round every candidate runs one
-// sample (a batch of launches lasting at least min_sample_ms), starting
-// from a different candidate each round, so drift (frequency, other load)
-// hits every candidate alike. The median per candidate, in input order.
-// After a sample of a candidate with `own_threads` (a vendor library with
-// its own thread pool), the measurement sleeps settle_ms: OpenBLAS's idle
-// workers spin for about 2^28 cycles (THREAD_TIMEOUT) after a call and
-// would otherwise slow whichever candidate runs next.
-Expected<std::vector<Measurement>> measure_interleaved(const std::vector<const StubCandidate*>& candidates,
-                                                       const std::vector<bool>& own_threads, LaunchBuffers& buffers,
-                                                       int rounds, double min_sample_ms, double settle_ms);
-
 }  // namespace tsr

@@ -22,8 +22,7 @@ ordered_json fields_json(const TuningKeyFields& f) {
   j["candidates"] = ordered_json::array();
   for (const auto& [name, version] : f.candidates) j["candidates"].push_back({name, version});
   j["workers"] = f.workers;
-  j["rounds"] = f.rounds;
-  j["min_sample_ms"] = f.min_sample_ms;
+  j["method"] = f.method;
   return j;
 }
 
@@ -37,6 +36,7 @@ std::string serialize_tuning(const TuningKeyFields& fields, const TuneOutcome& o
   j["device"] = outcome.device;
   j["workers"] = outcome.workers;
   j["rounds"] = outcome.rounds;
+  j["method"] = outcome.method;
   j["candidates"] = ordered_json::array();
   for (const CandidateResult& c : outcome.candidates) {
     ordered_json jc;
@@ -65,6 +65,7 @@ std::optional<TuneOutcome> deserialize_tuning(const std::string& text) {
     o.device = j.at("device").get<std::string>();
     o.workers = j.at("workers").get<uint32_t>();
     o.rounds = j.at("rounds").get<int>();
+    o.method = j.at("method").get<std::string>();
     for (const ordered_json& jc : j.at("candidates")) {
       CandidateResult c;
       c.name = jc.at("name").get<std::string>();

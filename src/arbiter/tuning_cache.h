@@ -22,8 +22,7 @@ struct TuningKeyFields {
   std::string toolchain;           // the target's toolchain version
   std::vector<std::pair<std::string, std::string>> candidates;   // name -> artifact SHA-256 or library version
   uint32_t workers = 0;
-  int rounds = 0;
-  double min_sample_ms = 0.0;
+  std::string method;              // MeasurePlan::describe(): rounds, sample, warm-up, settle
 };
 
 std::string tuning_cache_key(const TuningKeyFields& fields);
@@ -31,7 +30,7 @@ std::string tuning_cache_key(const TuningKeyFields& fields);
 // The stored form of an outcome's candidates, routes and measurement facts
 // (not the artifact: that is rebuilt from the compile cache).
 std::string serialize_tuning(const TuningKeyFields& fields, const TuneOutcome& outcome);
-// Fills candidates, routes, workers, rounds and device; nullopt when the entry does not parse.
+// Fills candidates, routes, workers, rounds, method and device; nullopt when the entry does not parse.
 std::optional<TuneOutcome> deserialize_tuning(const std::string& text);
 
 }  // namespace tsr

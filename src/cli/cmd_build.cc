@@ -62,7 +62,7 @@ std::vector<CommandPath> build_outputs(const BuildOptions& opts, const std::vect
 }
 
 void add_tune_options(CLI::App* sub, TuneOptions& tune) {
-  sub->add_option("--tune-rounds", tune.rounds, "Interleaved measurement rounds per shape bucket (median; default 7)")
+  sub->add_option("--tune-rounds", tune.measure.rounds, "Interleaved measurement rounds per shape bucket (median; default 7)")
       ->check(CLI::Range(1, 1000));
 }
 

@@ -43,8 +43,8 @@ void print_tuning(const nlohmann::json& meta) {
   auto get = [&](const std::string& key) { return meta.contains(key) ? meta[key].get<std::string>() : std::string(); };
   if (!meta.contains("route.0")) return;
   if (meta.contains("tune.device"))
-    std::cout << "    tuned on " << get("tune.device") << ", " << get("tune.workers") << " workers, median of "
-              << get("tune.rounds") << " interleaved rounds\n";
+    std::cout << "    tuned on " << get("tune.device") << ", " << get("tune.workers") << " workers, "
+              << get("tune.method") << "\n";
   for (size_t b = 0; meta.contains("route." + std::to_string(b)); ++b) {
     const std::string label = get("tune.bucket." + std::to_string(b));
     std::cout << "    route " << b << (label.empty() ? "" : " (" + label + ")") << ": "

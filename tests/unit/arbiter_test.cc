@@ -45,9 +45,10 @@ class Arbiter : public ::testing::Test {
     const Target* t = find_target("x86");
     if (!t->toolchain().found) GTEST_SKIP() << "x86 toolchain (clang) not available";
     if (!t->device("v3").present) GTEST_SKIP() << "this CPU lacks x86-64-v3";
-    options_.rounds = 3;
-    options_.min_sample_ms = 0.2;
-    options_.settle_ms = 1.0;
+    options_.measure.rounds = 3;
+    options_.measure.min_sample_ms = 0.2;
+    options_.measure.warm_ms = 0.1;
+    options_.measure.settle_ms = 1.0;
   }
   TuneOptions options_;
 };
@@ -199,7 +200,7 @@ TEST_F(Arbiter, TuningCacheHitsAndAnyVersionChangeRemeasures) {
   EXPECT_EQ(second->artifact->bytes, first->artifact->bytes);
   EXPECT_EQ(second->artifact->metadata, first->artifact->metadata);
   // A different measurement setup is a different entry.
-  options_.rounds = 4;
+  options_.measure.rounds = 4;
   Expected<TuneOutcome> third = tune_kernel(spec, kV3, options_);
   ASSERT_TRUE(third.ok());
   EXPECT_FALSE(third->cache_hit);
@@ -216,8 +217,7 @@ TEST(TuningCacheKey, EveryVersionAndInputEntersTheKey) {
   base.toolchain = "Debian clang version 14.0.6";
   base.candidates = {{"generated:default", "sha256 00"}, {"kernel_call:cblas_sgemm", "OpenBLAS 0.3.21"}};
   base.workers = 2;
-  base.rounds = 7;
-  base.min_sample_ms = 2.0;
+  base.method = MeasurePlan{}.describe();
   const std::string key = tuning_cache_key(base);
   EXPECT_EQ(key.size(), 64u);
   EXPECT_EQ(tuning_cache_key(base), key);
@@ -232,9 +232,18 @@ TEST(TuningCacheKey, EveryVersionAndInputEntersTheKey) {
       [](TuningKeyFields& f) { f.candidates[1].second = "OpenBLAS 0.3.26"; },           // library version
       [](TuningKeyFields& f) { f.candidates.pop_back(); },
       [](TuningKeyFields& f) { f.workers = 4; },
-      [](TuningKeyFields& f) { f.rounds = 9; },
-      [](TuningKeyFields& f) { f.min_sample_ms = 1.0; },
   };
+  // Every parameter of the measurement enters through its description.
+  const std::vector<std::function<void(MeasurePlan&)>> plans = {
+      [](MeasurePlan& p) { p.rounds = 9; },         [](MeasurePlan& p) { p.min_sample_ms = 1.0; },
+      [](MeasurePlan& p) { p.warm_ms = 2.0; },      [](MeasurePlan& p) { p.unit_us = 20.0; },
+      [](MeasurePlan& p) { p.settle_ms = 100.0; },
+  };
+  for (const auto& change : plans) {
+    MeasurePlan p;
+    change(p);
+    changes.push_back([method = p.describe()](TuningKeyFields& f) { f.method = method; });
+  }
   for (size_t i = 0; i < changes.size(); ++i) {
     TuningKeyFields f = base;
     changes[i](f);
@@ -247,6 +256,7 @@ TEST(TuningCacheEntry, RoundTripsAndRefusesDamage) {
   o.device = "cpu";
   o.workers = 2;
   o.rounds = 3;
+  o.method = MeasurePlan{}.describe();
   CandidateResult c;
   c.name = "generated:default";
   c.kind = "generated";
@@ -260,6 +270,7 @@ TEST(TuningCacheEntry, RoundTripsAndRefusesDamage) {
   std::optional<TuneOutcome> back = deserialize_tuning(text);
   ASSERT_TRUE(back.has_value());
   EXPECT_EQ(back->routes, o.routes);
+  EXPECT_EQ(back->method, o.method);
   EXPECT_EQ(back->candidates[0].median_ns, c.median_ns);
   EXPECT_EQ(back->candidates[0].outcome, CandidateOutcome::measured);
   EXPECT_FALSE(deserialize_tuning(text.substr(0, text.size() / 2)).has_value());

@@ -14,7 +14,7 @@ namespace tsr {
 struct MeasurePlan {
   int rounds = 7;              // interleaved rounds; a candidate's time is the median over these
   double min_sample_ms = 2.0;  // one sample lasts at least this long
-  double warm_ms = 1.0;        // untimed launches right before each sample, at least this long
+  double warm_ms = 10.0;       // untimed launches right before each sample, at least this long
   double unit_us = 50.0;       // a sample is timed in units of launches lasting at least this long
   double settle_ms = 250.0;    // pause after a sample of a candidate with its own thread pool
 

@@ -45,7 +45,7 @@ has out.txt "  route all: " "the route is printed"
 "$tesserac" inspect t1.tfat > inspect.txt 2>&1
 has inspect.txt "route 0 (all at M=128 N=96 K=64): " "inspect shows the route"
 has inspect.txt "candidate kernel_call:cblas_sgemm: " "inspect shows each candidate's measurement"
-has inspect.txt "interleaved rounds" "inspect shows how it was measured"
+has inspect.txt "median of 3 rounds; sample = median of" "inspect shows how it was measured (tune.method)"
 "$tesserac" inspect --json t1.tfat > inspect.json 2>&1
 python3 - <<'PY' && ok "inspect --json: route, delegate mapping and tune.* keys" || bad "inspect --json keys"
 import json

@@ -153,9 +153,7 @@ int main(int argc, char** argv) {
     std::vector<double> paired;
     for (size_t r = 0; r < (*m)[0].samples_ns.size(); ++r)
       paired.push_back((*m)[0].samples_ns[r] / (*m)[best].samples_ns[r]);
-    std::sort(paired.begin(), paired.end());
-    const size_t n = paired.size();
-    const double ratio = n % 2 ? paired[n / 2] : (paired[n / 2 - 1] + paired[n / 2]) / 2;
+    const double ratio = median(paired);
     const double of_medians = (*m)[0].median_ns / (*m)[best].median_ns;
     worst = std::max(worst, ratio);
     std::string route = o->artifact->metadata.at("route.0");

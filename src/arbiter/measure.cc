@@ -16,12 +16,6 @@ double ns_since(Clock::time_point start) {
   return std::chrono::duration<double, std::nano>(Clock::now() - start).count();
 }
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n == 0 ? 0.0 : n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 Status launch_for(const StubCandidate& c, LaunchBuffers& buffers, double ms) {
   const Clock::time_point start = Clock::now();
   do {
@@ -31,6 +25,12 @@ Status launch_for(const StubCandidate& c, LaunchBuffers& buffers, double ms) {
 }
 
 }  // namespace
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n == 0 ? 0.0 : n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
 
 std::string MeasurePlan::describe() const {
   std::ostringstream os;

@@ -23,6 +23,9 @@ struct MeasurePlan {
   std::string describe() const;
 };
 
+// The median of `v` (0 when empty; the mean of the middle two when even).
+double median(std::vector<double> v);
+
 struct Measurement {
   double median_ns = 0.0;           // per launch: the median of samples_ns
   std::vector<double> samples_ns;   // per round, per launch: the median of the sample's units
@@ -30,8 +33,8 @@ struct Measurement {
   int units_per_sample = 1;
 };
 
-// First a calibration per candidate (launches until the first two are
-// behind it, then one unit's batch size from a timed launch). Then `rounds`
+// First a calibration per candidate: two launches, warm_ms more, then one
+// timed launch that sizes the unit and the sample. Then `rounds`
 // rounds; each round runs one sample of every candidate, starting from a
 // different candidate each round so drift (frequency, other load) hits all
 // alike. A sample is: warm_ms of untimed launches (a library's pool wakes,

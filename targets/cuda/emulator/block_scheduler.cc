@@ -72,11 +72,12 @@ std::string dim3_text(const tsr_emu_dim3& d) {
 class Grid {
  public:
   Grid(const KernelModule& m, const LaunchShape& s, void* const* args, const std::vector<GlobalBuffer>& buffers,
-       const LaunchLimits& limits)
+       const LaunchLimits& limits, CopyLanding landing)
       : module_(m),
         shape_(s),
         args_(args),
         limits_(limits),
+        landing_(landing),
         memory_(m.shared_begin, m.shared_end, m.shared_symbols, s.dynamic_shared_bytes, buffers,
                 {s.block[0], s.block[1], s.block[2]}),
         deadline_(std::chrono::steady_clock::now() +
@@ -87,6 +88,7 @@ class Grid {
   }
 
   std::string run();
+  uint64_t copies() const { return copies_; }
 
   // The primitives (called from the kernel module through tsr_emu_api).
   int check_global(const void* p, unsigned long long bytes, bool is_write) {
@@ -145,6 +147,8 @@ class Grid {
   LaunchShape shape_;
   void* const* args_;
   LaunchLimits limits_;
+  CopyLanding landing_;
+  uint64_t copies_ = 0;
   LaunchMemory memory_;
   std::chrono::steady_clock::time_point deadline_;
   uint32_t polls_ = 0;
@@ -230,28 +234,32 @@ void Grid::cp_async16(void* smem, const void* gmem, int src_bytes) {
   PendingCopy c{};
   c.dst = const_cast<uint8_t*>(reinterpret_cast<const uint8_t*>(shared_row(smem, "cp.async destination")));
   if (!c.dst) return;
+  ++copies_;
   if (src_bytes < 0 || src_bytes > 16) {
     error("cp.async: src-size " + std::to_string(src_bytes) + " is outside [0, 16] in " + who(*current_));
     src_bytes = 0;
   }
-  // The source is read now and lands in shared memory only at the matching
-  // wait_group, so a read before that wait sees the poison.
+  // The source is read now. The destination is written over the copy's whole
+  // flight (racecheck) and lands at the issue or at the matching wait_group
+  // (CopyLanding).
   if (src_bytes > 0 && reinterpret_cast<uintptr_t>(gmem) % 16 != 0) {
     error("memcheck: cp.async source not 16-byte aligned by " + who(*current_));
   } else if (src_bytes > 0 && record(memory_.check_global(gmem, static_cast<unsigned long long>(src_bytes), false,
                                                          current_->id))) {
     std::memcpy(c.bytes, gmem, static_cast<size_t>(src_bytes));
   }
+  record(memory_.issue_copy(c.dst, current_->id));
+  if (landing_ == CopyLanding::eager) std::memcpy(c.dst, c.bytes, 16);
   current_->open_group.push_back(c);
 }
 
 void Grid::cp_async_wait_group(int pending) {
   Fiber& f = *current_;
   while (f.groups.size() > static_cast<size_t>(pending)) {
-    // The copies land now, as writes of the thread that issued them.
+    // The copies have landed by now, as writes of the thread that issued them.
     for (const PendingCopy& c : f.groups.front()) {
-      std::memcpy(c.dst, c.bytes, 16);
-      record(memory_.record_shared(c.dst, 16, true, f.id));
+      if (landing_ == CopyLanding::late) std::memcpy(c.dst, c.bytes, 16);
+      memory_.land_copy(c.dst, f.id);
     }
     f.groups.pop_front();
   }
@@ -495,10 +503,13 @@ void Grid::execute(Wait kind, Fiber** lanes) {
 
 }  // namespace
 
-std::string run_grid(const KernelModule& module, const LaunchShape& shape, void* const* args,
-                     const std::vector<GlobalBuffer>& buffers, const LaunchLimits& limits) {
-  Grid grid(module, shape, args, buffers, limits);
-  return grid.run();
+GridRun run_grid(const KernelModule& module, const LaunchShape& shape, void* const* args,
+                 const std::vector<GlobalBuffer>& buffers, const LaunchLimits& limits, CopyLanding landing) {
+  Grid grid(module, shape, args, buffers, limits, landing);
+  GridRun r;
+  r.errors = grid.run();
+  r.copies = grid.copies();
+  return r;
 }
 
 }  // namespace tsr::cuda::emu

@@ -46,10 +46,22 @@ struct LaunchLimits {
   double timeout_s = 300;
 };
 
-// Runs the whole grid. Returns the error report ("" when clean): at most
-// kMaxReportedErrors lines and the total count.
+// When a cp.async copy's bytes reach shared memory. A GPU may land a copy at
+// any moment between its issue and the wait_group that completes it; the two
+// extremes are emulated. Late: at the wait, so a read before it sees poison.
+// Eager: at the issue, so a read of the old contents after it sees the copy.
+enum class CopyLanding { late, eager };
+
+struct GridRun {
+  // The error report ("" when clean): at most kMaxReportedErrors lines and the total count.
+  std::string errors;
+  uint64_t copies = 0;   // cp.async copies issued
+};
+
+// Runs the whole grid.
 constexpr size_t kMaxReportedErrors = 8;
-std::string run_grid(const KernelModule& module, const LaunchShape& shape, void* const* args,
-                     const std::vector<GlobalBuffer>& buffers, const LaunchLimits& limits = {});
+GridRun run_grid(const KernelModule& module, const LaunchShape& shape, void* const* args,
+                 const std::vector<GlobalBuffer>& buffers, const LaunchLimits& limits = {},
+                 CopyLanding landing = CopyLanding::late);
 
 }  // namespace tsr::cuda::emu

@@ -19,6 +19,7 @@
 #include "targets/cuda/emulator/block_scheduler.h"
 #include "targets/cuda/emulator/emulator_prelude.h"
 #include "targets/cuda/emulator/emulator_toolchain.h"
+#include "targets/cuda/emulator/landing_schedules.h"
 
 namespace tsr::cuda::emu {
 
@@ -210,7 +211,7 @@ Status emulate_launch(const KernelSpec& spec, const Artifact& artifact, LaunchAr
   LoadedModule loaded;
   if (Status s = loaded.load(artifact, spec.dtype == DType::bf16); !s.ok()) return s;
   const LaunchShape shape{*grid, *block, static_cast<uint32_t>(*dynamic_shared), wave};
-  const std::string report = run_grid(loaded.module(), shape, params.data(), globals, {*timeout});
+  const std::string report = run_grid_both_landings(loaded.module(), shape, params.data(), globals, {*timeout});
   if (!report.empty()) return invalid_input("emulator: " + report);
   return ok();
 }

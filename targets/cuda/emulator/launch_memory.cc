@@ -100,10 +100,28 @@ std::string LaunchMemory::record_shared(const void* p, uint32_t bytes, bool is_w
   const int64_t offset = shared_offset(static_cast<const uint8_t*>(p), bytes);
   RaceHazard h;
   if (offset < 0 || !race_.access(static_cast<uint32_t>(offset), bytes, is_write, by, h)) return "";
-  const std::string mine = std::string(is_write ? "write" : "read") + " by " + who(by);
-  const std::string theirs = std::string(h.earlier_wrote ? "write" : "read") + " by " + who(h.earlier);
-  return "racecheck: " + std::string(h.kind) + " hazard at " + shared_name(h.offset) + ": " + mine + " after " +
-         theirs + " with no __syncthreads between";
+  return hazard_text(h, is_write, false, by);
+}
+
+std::string LaunchMemory::issue_copy(const void* p, ThreadId by) {
+  const int64_t offset = shared_offset(static_cast<const uint8_t*>(p), 16);
+  RaceHazard h;
+  if (offset < 0 || !race_.issue_copy(static_cast<uint32_t>(offset), 16, by, h)) return "";
+  return hazard_text(h, true, true, by);
+}
+
+void LaunchMemory::land_copy(const void* p, ThreadId by) {
+  const int64_t offset = shared_offset(static_cast<const uint8_t*>(p), 16);
+  if (offset >= 0) race_.land_copy(static_cast<uint32_t>(offset), 16, by);
+}
+
+std::string LaunchMemory::hazard_text(const RaceHazard& h, bool is_write, bool copy, ThreadId by) const {
+  const std::string mine = std::string(copy ? "cp.async write" : is_write ? "write" : "read") + " by " + who(by);
+  const std::string theirs =
+      std::string(h.earlier_copied ? "cp.async write" : h.earlier_wrote ? "write" : "read") + " by " + who(h.earlier);
+  const std::string start = "racecheck: " + std::string(h.kind) + " hazard at " + shared_name(h.offset) + ": " + mine;
+  if (h.in_flight) return start + " while the " + theirs + " is in flight (before its wait_group)";
+  return start + " after " + theirs + " with no __syncthreads between";
 }
 
 std::string LaunchMemory::plain_access(const void* p, uint64_t bytes, bool is_write, ThreadId by, bool& fatal) {

@@ -42,8 +42,12 @@ class LaunchMemory {
   std::string check_global(const void* p, uint64_t bytes, bool is_write, ThreadId by) const;
   // A 16-byte shared row of ldmatrix or cp.async: aligned and inside shared memory.
   std::string check_shared_row(const void* p, const char* what, ThreadId by) const;
-  // A shared access by a collective or a landing cp.async, for racecheck only.
+  // A shared access by a collective, for racecheck only.
   std::string record_shared(const void* p, uint32_t bytes, bool is_write, ThreadId by);
+  // A 16-byte cp.async destination, for racecheck: the copy's write is in
+  // flight from its issue until the issuing thread's wait_group lands it.
+  std::string issue_copy(const void* p, ThreadId by);
+  void land_copy(const void* p, ThreadId by);
   // A plain C++ access the instrumentation reported, before it happens:
   // racecheck and bounds of shared memory, writes to input buffers. Anything
   // else (the thread's own stack, the emulator's registers) is not the
@@ -60,6 +64,7 @@ class LaunchMemory {
   // Offset in the shared space (static section, then dynamic region) or -1.
   int64_t shared_offset(const uint8_t* p, uint64_t bytes) const;
   std::string shared_name(int64_t offset) const;
+  std::string hazard_text(const RaceHazard& h, bool is_write, bool copy, ThreadId by) const;
 
   uint8_t* static_begin_;
   uint8_t* static_end_;

@@ -7,6 +7,10 @@
 //                  and through the copying tsr_kernel_launch; then the
 //                  device launch's asynchrony (enqueue time vs run time)
 //   bench          generated kernels vs peers measured in-run
+//   primitives [DIR]  each GPU primitive's inline PTX on the GPU vs the CPU
+//                  emulator's model, bit for bit (cuda_primitive_conformance.cc;
+//                  DIR: the emulated outputs written by primitives-emulate)
+//   primitives-emulate DIR  writes those emulated outputs (no GPU needed)
 // Prints one line per check ("PASS", "FAIL", "NOT_RUN") and exits 1 on any
 // FAIL or NOT_RUN. Built by tests/device/prepare_carry.sh.
 #include <chrono>
@@ -27,6 +31,8 @@
 namespace tsr::device_check {
 
 int bench(const Driver& cu);   // cuda_device_bench.cc
+int check_primitives(const Driver& cu, const std::string& dir);   // cuda_primitive_conformance.cc
+int emulate_primitives(const std::string& dir);
 
 namespace {
 
@@ -161,9 +167,12 @@ int launch_checks(const Driver& cu, const std::string& specs) {
 
 int main(int argc, char** argv) {
   using namespace tsr::device_check;
-  const bool launch = argc == 3 && std::strcmp(argv[1], "launch") == 0;
-  if (!launch && !(argc == 2 && std::strcmp(argv[1], "bench") == 0)) {
-    std::fprintf(stderr, "usage: %s launch SPECS_DIR | bench\n", argv[0]);
+  const std::string command = argc >= 2 ? argv[1] : "";
+  const bool launch = argc == 3 && command == "launch";
+  const bool primitives = (argc == 2 || argc == 3) && command == "primitives";
+  if (argc == 3 && command == "primitives-emulate") return emulate_primitives(argv[2]);
+  if (!launch && !primitives && !(argc == 2 && command == "bench")) {
+    std::fprintf(stderr, "usage: %s launch SPECS_DIR | bench | primitives [DIR] | primitives-emulate DIR\n", argv[0]);
     return 2;
   }
   if (tsr_cuda_device_count() == 0) {
@@ -175,5 +184,6 @@ int main(int argc, char** argv) {
     std::printf("FAIL    cannot bind the driver entry points or make device 0's context current\n");
     return 1;
   }
+  if (primitives) return check_primitives(cu, argc == 3 ? argv[2] : "");
   return launch ? launch_checks(cu, argv[2]) : bench(cu);
 }

@@ -245,7 +245,7 @@ void Grid::cp_async16(void* smem, const void* gmem, int src_bytes) {
   if (src_bytes > 0 && reinterpret_cast<uintptr_t>(gmem) % 16 != 0) {
     error("memcheck: cp.async source not 16-byte aligned by " + who(*current_));
   } else if (src_bytes > 0 && record(memory_.check_global(gmem, static_cast<unsigned long long>(src_bytes), false,
-                                                         current_->id))) {
+                                                         current_->id, 16))) {   // src-size bytes of a 16-aligned source
     std::memcpy(c.bytes, gmem, static_cast<size_t>(src_bytes));
   }
   record(memory_.issue_copy(c.dst, current_->id));

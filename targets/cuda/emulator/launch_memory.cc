@@ -43,7 +43,9 @@ std::string LaunchMemory::who(ThreadId t) const {
   return "thread " + dim3_text(idx) + " of block " + dim3_text(block_idx_);
 }
 
-std::string LaunchMemory::check_global(const void* p, uint64_t bytes, bool is_write, ThreadId by) const {
+std::string LaunchMemory::check_global(const void* p, uint64_t bytes, bool is_write, ThreadId by,
+                                       uint64_t alignment) const {
+  if (alignment == 0) alignment = bytes;
   const uint8_t* at = static_cast<const uint8_t*>(p);
   const char* kind = is_write ? "write" : "read";
   // The report names the buffer whose extent is nearest to the access.
@@ -59,7 +61,7 @@ std::string LaunchMemory::check_global(const void* p, uint64_t bytes, bool is_wr
     if (is_write && b.input)
       return "memcheck: global write of " + std::to_string(bytes) + " bytes to input buffer '" + b.name +
              "' at offset " + std::to_string(off) + " by " + who(by);
-    if (reinterpret_cast<uintptr_t>(at) % bytes != 0)
+    if (reinterpret_cast<uintptr_t>(at) % alignment != 0)
       return "memcheck: misaligned global " + std::string(kind) + " of " + std::to_string(bytes) +
              " bytes at offset " + std::to_string(off) + " of buffer '" + b.name + "' by " + who(by);
     return "";

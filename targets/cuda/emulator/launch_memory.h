@@ -38,8 +38,9 @@ class LaunchMemory {
   void barrier() { race_.next_epoch(); }
   uint8_t* dynamic_shared() { return dynamic_.data() + kDynamicGuard; }
 
-  // An access by a primitive (tsr_ldg, cp.async source, ...).
-  std::string check_global(const void* p, uint64_t bytes, bool is_write, ThreadId by) const;
+  // An access by a primitive (tsr_ldg, cp.async source, ...), aligned to
+  // `alignment` bytes (0: its own size).
+  std::string check_global(const void* p, uint64_t bytes, bool is_write, ThreadId by, uint64_t alignment = 0) const;
   // A 16-byte shared row of ldmatrix or cp.async: aligned and inside shared memory.
   std::string check_shared_row(const void* p, const char* what, ThreadId by) const;
   // A shared access by a collective, for racecheck only.

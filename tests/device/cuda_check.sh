@@ -14,7 +14,11 @@
 #      (cuMemAlloc'd buffers, a created stream) and the copying call, each
 #      checked by the host oracle, plus the device launch's asynchrony;
 #   7. cuda_device_check bench: ratios against a D2D copy and cuBLAS
-#      (reported, not gated).
+#      (reported, not gated);
+#   8. cuda_device_check primitives: each GPU primitive's inline PTX on the
+#      GPU against the CPU emulator's model of it, bit for bit (the emulated
+#      outputs come from the carry's primitives/, written on the build host,
+#      else are emulated here, which needs clang).
 # Exit: 0 every step passed, 1 a step failed, 77 skipped (no GPU or no build).
 #   tests/device/cuda_check.sh [CARRY_DIR]    (from the repository root; ~3 min)
 set -uo pipefail
@@ -154,6 +158,18 @@ if [ -x "$HELPER" ]; then
   else result "bench" FAIL "exit $rc"; fi
 else
   result "bench" FAIL "no helper $HELPER"
+fi
+
+step "8. primitives: the GPU against the emulator's model (cuda_device_check primitives)"
+if [ -x "$HELPER" ]; then
+  EMULATED=""
+  [ -d "$CARRY/primitives" ] && EMULATED="$CARRY/primitives"
+  timeout 240 "$HELPER" primitives $EMULATED | tee "$OUTDIR/cuda_primitives.txt"
+  rc=${PIPESTATUS[0]}
+  counts="$(grep -c '^PASS' "$OUTDIR/cuda_primitives.txt") PASS, $(grep -cE '^(FAIL|NOT_RUN)' "$OUTDIR/cuda_primitives.txt") FAIL/NOT_RUN"
+  if [ "$rc" -eq 0 ]; then result "primitives" PASS "$counts"; else result "primitives" FAIL "exit $rc; $counts"; fi
+else
+  result "primitives" FAIL "no helper $HELPER"
 fi
 
 finish

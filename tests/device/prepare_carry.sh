@@ -25,7 +25,8 @@ link=$(echo "$link" | sed -E "s#$LIBDIR/libyaml-cpp\.so[.0-9]*#$LIBDIR/libyaml-c
 TOML=$(pkg-config --libs tomlplusplus 2>/dev/null || true)
 c++ -std=c++20 -O2 -I"$ROOT/src" -I"$ROOT" -I"$ROOT/runtime-stub/include" -I"$BUILD/generated" \
   -DTESSERAC_CUDA_ROOT='"/usr/local/cuda"' -DTESSERAC_VERSION='"device-check"' \
-  "$ROOT/tests/device/cuda_device_check.cc" "$ROOT/tests/device/cuda_device_bench.cc" -o "$CARRY/bin/cuda_device_check" \
+  "$ROOT/tests/device/cuda_device_check.cc" "$ROOT/tests/device/cuda_device_bench.cc" \
+  "$ROOT/tests/device/cuda_primitive_conformance.cc" -o "$CARRY/bin/cuda_device_check" \
   "$BUILD/libtesserac_core.a" "$BUILD/libtesserart.a" "$LIBDIR/libyaml-cpp.a" "$LIBDIR/libcrypto.a" \
   $TOML -ldl -lpthread -Wl,-rpath,'$ORIGIN/../lib'
 
@@ -36,6 +37,10 @@ cp -L "$BUILD/libtesserart.so" "$CARRY/lib/"
 mkdir -p "$CARRY/lib-compat"
 for lib in libstdc++.so.6 libgcc_s.so.1; do cp -L "$LIBDIR/$lib" "$CARRY/lib-compat/"; done
 cp -r "$ROOT/specs" "$CARRY/specs"
+# The emulator's outputs of the primitive conformance cases (it needs clang,
+# which the GPU machine may lack); cuda_check.sh step 8 compares the GPU's.
+mkdir -p "$CARRY/primitives"
+"$CARRY/bin/cuda_device_check" primitives-emulate "$CARRY/primitives"
 cp "$ROOT/tests/device/cuda_check.sh" "$CARRY/"
 
 # What the carried binaries still need from the host: only glibc.

@@ -39,6 +39,8 @@ Expected<Artifact> build_emulated_module(const KernelSpec& spec, const std::stri
 // written back into `args`. Memcheck, racecheck, divergence, barrier, watchdog and cp.async errors
 // fail the launch with a message that lists them (the first few, and a count).
 // cuda.shared_bytes > 0 is the block's dynamic shared region (tsr_dynamic_shared()).
+// A launch that issues cp.async copies runs with them landing late and eager,
+// and fails when the outputs differ (landing_schedules.h).
 Status emulate_launch(const KernelSpec& spec, const Artifact& artifact, LaunchArgs& args,
                       const EmulatorOptions& options = {});
 

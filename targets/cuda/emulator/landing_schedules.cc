@@ -16,6 +16,7 @@ std::vector<std::vector<uint8_t>> written_buffers(const std::vector<GlobalBuffer
   return out;
 }
 
+// The buffers are the launch's payloads, which the kernel writes as well.
 void restore(const std::vector<GlobalBuffer>& buffers, const std::vector<std::vector<uint8_t>>& saved) {
   size_t i = 0;
   for (const GlobalBuffer& b : buffers)

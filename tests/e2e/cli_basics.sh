@@ -28,6 +28,8 @@ expect "help prints the help" 0 "inspect" "$tesserac" help
 expect "help SUBCOMMAND prints its help" 0 "--out-dir" "$tesserac" help build
 expect "help takes one subcommand" 2 "tesserac: error: 'help' takes at most one subcommand" "$tesserac" help build test
 expect "unknown option" 2 "error:" "$tesserac" test specs --bogus
+expect "--emulate help names cuda and hip" 0 "Run cuda and hip targets that have no device in the CPU emulator" \
+  "$tesserac" test --help
 expect "unknown target" 2 "tesserac: error: unknown target 'x86:v9' (known: x86:v2, x86:v3, x86:v4" "$tesserac" test specs -t x86:v9
 expect "missing spec path" 1 "nope.yaml: error: no such file or directory" "$tesserac" test nope.yaml -t x86:v2
 expect "emit prints C" 0 "void tsr_entry(const tsr_kernel_context* ctx, void* const* buffers, const int64_t* scalars) __asm__(\"gemm_f32_tsr_entry\");" "$tesserac" emit specs/gemm_f32.yaml -t x86:v3

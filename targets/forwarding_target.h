@@ -36,6 +36,7 @@ class ForwardingTarget : public Target {
   DeviceInfo device(const std::string& a) const override { return inner_.device(a); }
   BudgetFloor budget_floor(const KernelSpec& s) const override { return inner_.budget_floor(s); }
   std::unique_ptr<Target> make_emulated() const override { return inner_.make_emulated(); }
+  TargetScope scope() const override { return inner_.scope(); }
 
  protected:
   const Target& inner_;

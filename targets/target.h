@@ -93,6 +93,13 @@ inline DeviceInfo absent_device(std::string why) {
   return info;
 }
 
+// What a target does and does not do, one line each, for `tesserac targets`
+// (e.g. xdna packages device artifacts a user brings; it generates no AIE code).
+struct TargetScope {
+  std::string does;
+  std::string does_not;
+};
+
 class Target {
  public:
   virtual ~Target() = default;
@@ -139,6 +146,10 @@ class Target {
   // present), or nullptr when no emulator models this kind. The emulated
   // target's device is DeviceInfo::emulated, so its passes are PASS_EMULATED.
   virtual std::unique_ptr<Target> make_emulated() const { return nullptr; }
+
+  // Every registered target says it (TargetRegistry.EveryTargetSaysWhatItDoesAndDoesNot);
+  // wrappers and test doubles may keep the empty default.
+  virtual TargetScope scope() const { return {}; }
 };
 
 }  // namespace tsr

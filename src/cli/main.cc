@@ -4,6 +4,7 @@
 #include <map>
 
 #include "cli/checked_stdout.h"
+#include "cli/command_word.h"
 #include "cli/commands.h"
 #include "cli/option_policy.h"
 #include "cli/process_setup.h"
@@ -55,6 +56,7 @@ int run_command_line(int argc, char** argv) {
   add(register_targets);
   apply_option_policy(app);
 
+  if (std::optional<int> answered = answer_command_word(app, argc, argv)) return *answered;
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -20,7 +20,7 @@ void add_spec_selection_options(CLI::App* sub, SpecSelection& selection) {
   add_seed_option(sub, selection.seed);
   add_error_limit_option(sub, selection.error_limit);
   sub->add_flag("--emulate", selection.emulate,
-                "Run cuda targets that have no device in the CPU emulator: PASS_EMULATED or FAIL, "
+                "Run cuda and hip targets that have no device in the CPU emulator: PASS_EMULATED or FAIL, "
                 "never a hardware PASS (docs/emulator.md)");
 }
 

@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "delegate/delegate_table.h"
+#include "support/suggest.h"
 #include "targets/registry.h"
 
 namespace tsr {
@@ -41,7 +42,8 @@ std::optional<std::string> decode_arch(const MapReader& m) {
   if (!arch) return std::nullopt;
   if (arch->find(':') == std::string::npos) {
     if (find_target(*arch)) return arch;
-    m.error(m.get("arch"), "unknown target kind '" + *arch + "' in 'arch' (known: " + join(target_kinds()) +
+    m.error(m.get("arch"), "unknown target kind '" + *arch + "' in 'arch'" + did_you_mean(*arch, target_kinds()) +
+                               " (known: " + join(target_kinds()) +
                                "; or a 'kind:arch' name)");
     return std::nullopt;
   }

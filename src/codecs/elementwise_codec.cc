@@ -1,6 +1,7 @@
 // elementwise: out = ops applied in order to in0, each binary op consuming the
 // next input; same-shape contiguous operands of `shape.N` elements.
 #include "codecs/family_codecs.h"
+#include "support/suggest.h"
 
 namespace tsr {
 namespace {
@@ -29,7 +30,8 @@ class ElementwiseCodec final : public FamilyCodec {
           if (!name) continue;
           std::optional<Op> op = op_from_name(*name);
           if (!op) {
-            m.error(item, "unknown op '" + *name + "' in elementwise ops (allowed: " + join(allowed) + ")");
+            m.error(item, "unknown op '" + *name + "' in elementwise ops" + did_you_mean(*name, allowed) + " (allowed: " +
+                              join(allowed) + ")");
             continue;
           }
           body.ops.push_back(*op);

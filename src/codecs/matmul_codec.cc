@@ -61,7 +61,7 @@ class MatmulCodec final : public FamilyCodec {
 
  private:
   static void decode_epilogue(const MapReader& m, const DocNode& list, MatmulSpec& body) {
-    const std::string allowed = join(allowed_epilogue());
+    const std::vector<std::string> allowed = allowed_epilogue();
     for (const DocNode& item : list.items) {
       EpilogueOp op;
       if (item.is_scalar()) {
@@ -76,7 +76,7 @@ class MatmulCodec final : public FamilyCodec {
           op.kind = EpilogueOp::Kind::activation;
           op.activation = *u;
         } else {
-          m.error(item, "unknown epilogue op '" + name + "' (allowed: " + allowed + ")");
+          m.error(item, unknown_value_message("epilogue op", name, allowed));
           continue;
         }
       } else if (item.is_map() && item.size() == 1) {
@@ -102,7 +102,7 @@ class MatmulCodec final : public FamilyCodec {
           op.lo = *lo;
           op.hi = *hi;
         } else {
-          m.error(key, "unknown epilogue op '" + name + "' (allowed: " + allowed + ")");
+          m.error(key, unknown_value_message("epilogue op", name, allowed));
           continue;
         }
       } else {

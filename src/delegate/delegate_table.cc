@@ -13,9 +13,11 @@ const std::vector<DelegateEntry>& delegate_table() {
        "c_abi", Provenance::vendor_library},
       {"dnnl_sgemm", "onednn", {"libdnnl.so.2", "libdnnl.so.3", "libdnnl.so"}, "dnnl_sgemm", Family::matmul, "x86",
        "c_abi", Provenance::vendor_library},
-      {"cublasGemmEx", "cublas", {"libcublas.so.12", "libcublas.so.11", "libcublas.so"}, "cublas_gemm_ex",
-       Family::matmul, "cuda", "c_abi", Provenance::vendor_library},
-      {"cublasLtMatmul", "cublasLt", {"libcublasLt.so.12", "libcublasLt.so.11", "libcublasLt.so"}, "cublaslt_matmul",
+      // Newest toolkit first: CUDA 13 ships libcublas.so.13, 12.x .so.12, 11.x .so.11.
+      {"cublasGemmEx", "cublas", {"libcublas.so.13", "libcublas.so.12", "libcublas.so.11", "libcublas.so"},
+       "cublas_gemm_ex", Family::matmul, "cuda", "c_abi", Provenance::vendor_library},
+      {"cublasLtMatmul", "cublasLt",
+       {"libcublasLt.so.13", "libcublasLt.so.12", "libcublasLt.so.11", "libcublasLt.so"}, "cublaslt_matmul",
        Family::matmul, "cuda", "c_abi", Provenance::vendor_library},
   };
   return table;

@@ -1,5 +1,7 @@
 #include "document/document_messages.h"
 
+#include "support/suggest.h"
+
 namespace tsr {
 
 std::string join(const std::vector<std::string>& items, const std::string& sep) {
@@ -10,7 +12,7 @@ std::string join(const std::vector<std::string>& items, const std::string& sep) 
 
 std::string unknown_key_message(const std::string& key, const std::string& where,
                                 const std::vector<std::string>& allowed) {
-  return "unknown key '" + key + "' in " + where + " (allowed: " + join(allowed) + ")";
+  return "unknown key '" + key + "' in " + where + did_you_mean(key, allowed) + " (allowed: " + join(allowed) + ")";
 }
 
 std::string duplicate_key_message(const std::string& key, const std::string& where) {
@@ -27,7 +29,7 @@ std::string wrong_type_message(const std::string& expected, const std::string& k
 
 std::string unknown_value_message(const std::string& noun, const std::string& value,
                                   const std::vector<std::string>& allowed) {
-  return "unknown " + noun + " '" + value + "' (allowed: " + join(allowed) + ")";
+  return "unknown " + noun + " '" + value + "'" + did_you_mean(value, allowed) + " (allowed: " + join(allowed) + ")";
 }
 
 std::string unsupported_version_message(const std::string& format, long long version, int supported) {

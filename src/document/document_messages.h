@@ -12,7 +12,8 @@ namespace tsr {
 // "a, b, c"
 std::string join(const std::vector<std::string>& items, const std::string& sep = ", ");
 
-// unknown key 'tile' in matmul spec (allowed: ...)
+// unknown key 'tile' in matmul spec (allowed: ...); with " (did you mean 'dtype'?)"
+// before the list when one allowed name is close (support/suggest.h)
 std::string unknown_key_message(const std::string& key, const std::string& where,
                                 const std::vector<std::string>& allowed);
 // duplicate key 'kind' in 'accuracy'
@@ -21,7 +22,7 @@ std::string duplicate_key_message(const std::string& key, const std::string& whe
 std::string missing_key_message(const std::string& key, const std::string& where);
 // expected a map for 'shape', got a list
 std::string wrong_type_message(const std::string& expected, const std::string& key, const std::string& got);
-// unknown dtype 'f64' (allowed: f32, f16, bf16)
+// unknown dtype 'f64' (allowed: f32, f16, bf16), likewise with "did you mean"
 std::string unknown_value_message(const std::string& noun, const std::string& value,
                                   const std::vector<std::string>& allowed);
 // unsupported spec format version 2 (this tesserac reads version 1)

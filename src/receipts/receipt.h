@@ -50,7 +50,7 @@ struct ReceiptOracle {
 
 // What measured the kernel on the device (DESIGN.md §5: latency and route).
 struct ReceiptMeasurement {
-  std::string route;              // the stub's route, e.g. "memfd+dlopen", "cubin"
+  std::string route;              // who launched it, e.g. "libtesserart memfd+dlopen", "libtesserart cubin"
   double median_latency_ns = 0.0; // median of the timed launches at the largest trial
   int launches = 0;
 };

@@ -27,6 +27,11 @@ Error with_spec(const KernelSpec& spec, const std::string& arch, const std::stri
 class CudaTarget final : public Target {
  public:
   std::string kind() const override { return "cuda"; }
+  TargetScope scope() const override {
+    return {"emits CUDA C++, compiles it with NVRTC to PTX and nvJitLink to a cubin per sm, launches it through "
+            "libtesserart (or the CPU emulator with --emulate: PASS_EMULATED)",
+            "build attention; use arch-specific instructions (wgmma, TMA): every cubin is the same compute_80 PTX"};
+  }
   std::vector<std::string> archs() const override { return cuda::cuda_arch_names(); }
 
   std::string unsupported_reason(const KernelSpec& spec, const std::string& arch) const override {

@@ -1,6 +1,7 @@
 // Reading the AMDGPU metadata note (LLVM AMDGPUUsage, "Code Object V4
-// Metadata": amdhsa.kernels[].{.name, .symbol, .kernarg_segment_size,
-// .args[].{.size, .offset, .value_kind}}) with the shared bounds-checked ELF
+// Metadata": amdhsa.target, amdhsa.kernels[].{.name, .symbol,
+// .kernarg_segment_size, .wavefront_size, .args[].{.size, .offset,
+// .value_kind}}; "Target Triples" and "Target ID" for the target string) with the shared bounds-checked ELF
 // reader and nlohmann::json's MessagePack reader: the artifact is untrusted.
 #include "targets/hip/hip_abi_check.h"
 
@@ -35,8 +36,11 @@ Expected<CodeObjectKernel> kernel_from(const json& k, size_t index) {
   const json* name = field(k, ".name", json::value_t::string);
   const json* symbol = field(k, ".symbol", json::value_t::string);
   const json* kernarg = field(k, ".kernarg_segment_size", json::value_t::number_unsigned);
-  if (!name || !symbol || !kernarg) return bad(where + " lacks .name, .symbol or .kernarg_segment_size");
-  CodeObjectKernel out{name->get<std::string>(), symbol->get<std::string>(), kernarg->get<uint64_t>(), {}};
+  const json* wave = field(k, ".wavefront_size", json::value_t::number_unsigned);
+  if (!name || !symbol || !kernarg || !wave)
+    return bad(where + " lacks .name, .symbol, .kernarg_segment_size or .wavefront_size");
+  CodeObjectKernel out{name->get<std::string>(), symbol->get<std::string>(), kernarg->get<uint64_t>(),
+                       wave->get<uint64_t>(), {}};
   auto args = k.find(".args");
   if (args == k.end()) return out;   // a kernel without arguments has no .args
   if (!args->is_array()) return bad(where + ".args is not an array");
@@ -59,6 +63,20 @@ std::string binding_list(const KernelAbi& abi) {
 }
 
 bool is_hidden(const KernargInfo& a) { return a.value_kind.rfind("hidden_", 0) == 0; }
+
+// amdhsa.target is "amdgcn-amd-amdhsa--<processor>[:<feature><+|->]...";
+// clang writes no feature for one built "any" (--offload-arch=<gfx>).
+Status check_target(const std::string& target, const HipArch& arch) {
+  const std::string want = "amdgcn-amd-amdhsa--" + arch.name;
+  if (target == want) return ok();
+  const std::string what = "internal error: code object for hip:" + arch.name + " ";
+  if (target.empty()) return toolchain_error(what + "has no amdhsa.target");
+  if (target.rfind(want + ":", 0) == 0)
+    return toolchain_error(what + "targets '" + target + "': features " + target.substr(want.size() + 1) +
+                           " restrict the devices that load it, the artifact is recorded as " + arch.name +
+                           " with xnack and sramecc any ('" + want + "')");
+  return toolchain_error(what + "targets '" + target + "', expected '" + want + "'");
+}
 
 }  // namespace
 
@@ -95,10 +113,11 @@ Expected<CodeObjectMetadata> read_code_object_metadata(const std::vector<uint8_t
   return out;
 }
 
-Status check_code_object_abi(const std::vector<uint8_t>& code_object, const std::string& entry,
+Status check_code_object_abi(const std::vector<uint8_t>& code_object, const HipArch& arch, const std::string& entry,
                              const KernelAbi& abi) {
   Expected<CodeObjectMetadata> meta = read_code_object_metadata(code_object);
   if (!meta) return meta.take_error();
+  if (Status s = check_target(meta->target, arch); !s) return s;
   auto it = std::find_if(meta->kernels.begin(), meta->kernels.end(),
                          [&](const CodeObjectKernel& k) { return k.name == entry; });
   if (it == meta->kernels.end()) {
@@ -110,6 +129,10 @@ Status check_code_object_abi(const std::vector<uint8_t>& code_object, const std:
   const std::string what = "internal error: code object kernel '" + entry + "' ";
   if (it->symbol != entry + ".kd")
     return toolchain_error(what + "has kernel descriptor '" + it->symbol + "', expected '" + entry + ".kd'");
+  // The emitted reductions and MFMA layouts assume the arch's wavefront size.
+  if (it->wavefront_size != static_cast<uint64_t>(arch.wave_size))
+    return toolchain_error(what + "has wavefront size " + std::to_string(it->wavefront_size) + ", " + arch.name +
+                           " kernels are built for " + std::to_string(arch.wave_size));
   size_t explicit_count = 0;
   while (explicit_count < it->args.size() && !is_hidden(it->args[explicit_count])) ++explicit_count;
   if (explicit_count != abi.bindings.size())

@@ -26,6 +26,11 @@ Error with_spec(const KernelSpec& spec, const std::string& arch, const std::stri
 class HipTarget final : public Target {
  public:
   std::string kind() const override { return "hip"; }
+  TargetScope scope() const override {
+    return {"emits HIP C++, compiles it with clang-15 to one AMDGPU code object per gfx, launches it through "
+            "libtesserart (or the CPU emulator with --emulate: PASS_EMULATED)",
+            "build attention; use matrix cores on RDNA (gfx1030, gfx1100 get FMA tiles: clang-15 has no WMMA)"};
+  }
   std::vector<std::string> archs() const override { return hip::hip_arch_names(); }
 
   std::string unsupported_reason(const KernelSpec& spec, const std::string& arch) const override {
@@ -56,7 +61,7 @@ class HipTarget final : public Target {
 
     Expected<std::vector<uint8_t>> object = hip::compile_code_object(source, arch, spec.name);
     if (!object) return with_spec(spec, arch, "clang compilation", object.error());
-    if (Status s = hip::check_code_object_abi(*object, spec.name, abi); !s)
+    if (Status s = hip::check_code_object_abi(*object, *hip::find_hip_arch(arch), spec.name, abi); !s)
       return with_spec(spec, arch, "ABI check", s.error());
 
     Artifact artifact;

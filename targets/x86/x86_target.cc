@@ -15,6 +15,11 @@ namespace {
 class X86Target final : public Target {
  public:
   std::string kind() const override { return "x86"; }
+  TargetScope scope() const override {
+    return {"emits C per x86-64 level (AVX2, AVX-512, AMX tiles for bf16 matmul on v4+amx), compiles it with clang "
+            "to a shared object, runs it on this CPU",
+            "build attention; run a level this CPU lacks (NOT_RUN)"};
+  }
   std::vector<std::string> archs() const override { return x86::tier_names(); }
 
   std::string unsupported_reason(const KernelSpec& spec, const std::string& arch) const override {

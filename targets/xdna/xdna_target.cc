@@ -24,6 +24,11 @@ constexpr const char* kWriterVersion = "tesserac xclbin writer 1 (XRT 2.13 xclbi
 class XdnaTarget final : public Target {
  public:
   std::string kind() const override { return "xdna"; }
+  TargetScope scope() const override {
+    return {"packages the AIE device artifacts a spec's sidecar names (PDI or ELF, instruction stream; hashes checked) "
+            "into an xclbin, for the two kernels of its closed manifest",
+            "generate or compile AIE code: an AIE toolchain (mlir-aie, Peano) makes the artifacts"};
+  }
   std::vector<std::string> archs() const override { return xdna::xdna_arch_names(); }
 
   std::string unsupported_reason(const KernelSpec& spec, const std::string& arch) const override {

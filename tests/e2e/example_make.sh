@@ -45,6 +45,10 @@ has "^\[embedded\] executor: the application's, 1 worker\(s\); it ran [0-9]+ tas
 has "^\[file\] misuse: rows=7 with a 6-row output buffer -> buffer too small \(33\): rmsnorm_rows_f32: buffer 'y' has 6144 bytes, needs 7168$" \
   && ok "misuse comes back as TSR_ERROR_BUFFER_TOO_SMALL" || bad "misuse line"
 [ "$(tail -n 1 "$work/out.txt")" = "all checks passed" ] && ok "last line: all checks passed" || bad "last line"
+# The README's sample output names the archive format this tesserac writes.
+documented=$(grep -oE '^\[file\] archive format [0-9]+\.[0-9]+, [0-9]+ kernels' "$src/examples/make/README.md")
+[ -n "$documented" ] && grep -qF -- "$documented, " "$work/out.txt" && ok "README shows this archive format: ${documented#\[file\] }" \
+  || bad "README shows '${documented#\[file\] }', the program printed another format"
 [ -f kernels.tfat ] && [ -f app.out ] && ok "kernels.tfat and app.out are files" || bad "outputs missing"
 
 stamp=$(stat -c %Y.%y kernels.tfat)

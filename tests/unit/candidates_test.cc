@@ -132,11 +132,14 @@ TEST(DelegateTable, IsTheClosedSetOfTheContract) {
   EXPECT_EQ(t[1].convention, "dnnl_sgemm");
   EXPECT_EQ(t[2].callee, "cublasGemmEx");
   EXPECT_EQ(t[2].library, "cublas");
-  EXPECT_EQ(t[2].sonames, (std::vector<std::string>{"libcublas.so.12", "libcublas.so.11", "libcublas.so"}));
+  // The newest soname first: a CUDA 13 host has only libcublas.so.13.
+  EXPECT_EQ(t[2].sonames,
+            (std::vector<std::string>{"libcublas.so.13", "libcublas.so.12", "libcublas.so.11", "libcublas.so"}));
   EXPECT_EQ(t[2].convention, "cublas_gemm_ex");
   EXPECT_EQ(t[3].callee, "cublasLtMatmul");
   EXPECT_EQ(t[3].library, "cublasLt");
-  EXPECT_EQ(t[3].sonames, (std::vector<std::string>{"libcublasLt.so.12", "libcublasLt.so.11", "libcublasLt.so"}));
+  EXPECT_EQ(t[3].sonames, (std::vector<std::string>{"libcublasLt.so.13", "libcublasLt.so.12", "libcublasLt.so.11",
+                                                    "libcublasLt.so"}));
   EXPECT_EQ(t[3].convention, "cublaslt_matmul");
   for (size_t i = 0; i < t.size(); ++i) {
     EXPECT_EQ(t[i].family, Family::matmul);

@@ -1,6 +1,7 @@
 // The AMDGPU metadata reader and ABI check on code objects clang-15 builds
-// from hand-written HIP (hidden arguments allowed after the explicit ones),
-// and on mutated and truncated ones: the artifact is untrusted, every
+// from hand-written HIP (hidden arguments allowed after the explicit ones;
+// the target and wavefront size the job's arch expects), and on mutated and
+// truncated ones: the artifact is untrusted, every
 // malformation is a clear internal error, never a crash. Skips without clang-15.
 #include <gtest/gtest.h>
 
@@ -10,6 +11,7 @@
 #include "spec/abi.h"
 #include "support/elf64_reader.h"
 #include "targets/hip/hip_abi_check.h"
+#include "targets/hip/hip_archs.h"
 #include "targets/hip/hip_toolchain.h"
 #include "tests/unit/spec_builders.h"
 
@@ -38,22 +40,27 @@ class HipAbiCheck : public ::testing::Test {
     object = *built;
   }
 
-  // The metadata note's descriptor range within `object`.
-  std::pair<uint64_t, uint64_t> note_range() const {
-    Expected<elf::Object> o = elf::read_object(object, 224, "EM_AMDGPU", "code object");
+  // The metadata note's descriptor range within `code_object`.
+  static std::pair<uint64_t, uint64_t> note_range(const std::vector<uint8_t>& code_object) {
+    Expected<elf::Object> o = elf::read_object(code_object, 224, "EM_AMDGPU", "code object");
     EXPECT_TRUE(o.ok());
     for (const elf::Section& s : o->sections)
       if (s.type == elf::kShtNote)
-        for (const elf::Note& n : *elf::read_notes(elf::Bytes{object}, s))
+        for (const elf::Note& n : *elf::read_notes(elf::Bytes{code_object}, s))
           if (n.type == 32) return {n.desc_offset, n.desc_size};
     ADD_FAILURE() << "no metadata note";
     return {0, 0};
   }
+  std::pair<uint64_t, uint64_t> note_range() const { return note_range(object); }
 
   // Replaces the first occurrence of `from` inside the note with `to` (same length).
   std::vector<uint8_t> mutate_note(const std::string& from, const std::string& to) const {
-    std::vector<uint8_t> bytes = object;
-    const auto [off, size] = note_range();
+    return mutate_note(object, from, to);
+  }
+  static std::vector<uint8_t> mutate_note(const std::vector<uint8_t>& code_object, const std::string& from,
+                                          const std::string& to) {
+    std::vector<uint8_t> bytes = code_object;
+    const auto [off, size] = note_range(code_object);
     auto begin = bytes.begin() + static_cast<std::ptrdiff_t>(off);
     auto it = std::search(begin, begin + static_cast<std::ptrdiff_t>(size), from.begin(), from.end());
     EXPECT_NE(it, begin + static_cast<std::ptrdiff_t>(size)) << from;
@@ -61,9 +68,9 @@ class HipAbiCheck : public ::testing::Test {
     return bytes;
   }
 
-  std::string check(const std::vector<uint8_t>& bytes) const {
+  std::string check(const std::vector<uint8_t>& bytes, const std::string& arch = "gfx90a") const {
     const KernelAbi abi = kernel_abi(elementwise("relu_k", DType::f32, {Op::relu}, rt("n")));
-    Status s = hip::check_code_object_abi(bytes, "relu_k", abi);
+    Status s = hip::check_code_object_abi(bytes, *hip::find_hip_arch(arch), "relu_k", abi);
     return s ? "ok" : s.error().message();
   }
 
@@ -86,7 +93,50 @@ TEST_F(HipAbiCheck, HiddenArgumentsFollowTheExplicitOnes) {
   EXPECT_EQ(k.args[3].value_kind, "hidden_global_offset_x");
   EXPECT_EQ(k.args[3].offset, 24u);
   EXPECT_EQ(k.kernarg_segment_size, 80u);
+  EXPECT_EQ(k.wavefront_size, 64u);
   EXPECT_EQ(check(object), "ok");
+}
+
+TEST_F(HipAbiCheck, TargetMustBeTheJobsArch) {
+  // A real gfx90a object checked as another arch's artifact.
+  EXPECT_EQ(check(object, "gfx940"),
+            "internal error: code object for hip:gfx940 targets 'amdgcn-amd-amdhsa--gfx90a', expected "
+            "'amdgcn-amd-amdhsa--gfx940'");
+  // The processor in the metadata rewritten (same length: gfx908, MI100).
+  EXPECT_EQ(check(mutate_note("amdgcn-amd-amdhsa--gfx90a", "amdgcn-amd-amdhsa--gfx908")),
+            "internal error: code object for hip:gfx90a targets 'amdgcn-amd-amdhsa--gfx908', expected "
+            "'amdgcn-amd-amdhsa--gfx90a'");
+  // Another triple in front of the right processor.
+  EXPECT_EQ(check(mutate_note("amdgcn-amd-amdhsa--gfx90a", "amdgcn-amd-amdpal--gfx90a")),
+            "internal error: code object for hip:gfx90a targets 'amdgcn-amd-amdpal--gfx90a', expected "
+            "'amdgcn-amd-amdhsa--gfx90a'");
+  // clang built with a feature suffix (xnack-): right processor, but it loads on xnack-off devices only.
+  Expected<std::vector<uint8_t>> xnack_off = hip::compile_code_object(kHiddenArgsKernel, "gfx90a:xnack-", "relu_k");
+  ASSERT_TRUE(xnack_off.ok()) << xnack_off.error().message();
+  Expected<hip::CodeObjectMetadata> xnack_meta = hip::read_code_object_metadata(*xnack_off);
+  ASSERT_TRUE(xnack_meta.ok()) << xnack_meta.error().message();
+  EXPECT_EQ(xnack_meta->target, "amdgcn-amd-amdhsa--gfx90a:xnack-");
+  EXPECT_EQ(check(*xnack_off),
+            "internal error: code object for hip:gfx90a targets 'amdgcn-amd-amdhsa--gfx90a:xnack-': features xnack- "
+            "restrict the devices that load it, the artifact is recorded as gfx90a with xnack and sramecc any "
+            "('amdgcn-amd-amdhsa--gfx90a')");
+}
+
+TEST_F(HipAbiCheck, WavefrontSizeMustBeTheArchs) {
+  // msgpack positive fixint 64 (0x40) after ".wavefront_size" -> 32 (0x20): a wave32 kernel for wave64 gfx90a.
+  EXPECT_EQ(check(mutate_note(std::string(".wavefront_size\x40", 16), std::string(".wavefront_size\x20", 16))),
+            "internal error: code object kernel 'relu_k' has wavefront size 32, gfx90a kernels are built for 64");
+  // A real gfx1100 object: wave32, as the emitter builds RDNA, passes; as wave64 it is refused.
+  Expected<std::vector<uint8_t>> rdna3 = hip::compile_code_object(kHiddenArgsKernel, "gfx1100", "relu_k");
+  ASSERT_TRUE(rdna3.ok()) << rdna3.error().message();
+  Expected<hip::CodeObjectMetadata> rdna3_meta = hip::read_code_object_metadata(*rdna3);
+  ASSERT_TRUE(rdna3_meta.ok() && rdna3_meta->kernels.size() == 1);
+  EXPECT_EQ(rdna3_meta->kernels[0].wavefront_size, 32u);
+  EXPECT_EQ(check(*rdna3, "gfx1100"), "ok");
+  const std::vector<uint8_t> wave64 =
+      mutate_note(*rdna3, std::string(".wavefront_size\x20", 16), std::string(".wavefront_size\x40", 16));
+  EXPECT_EQ(check(wave64, "gfx1100"),
+            "internal error: code object kernel 'relu_k' has wavefront size 64, gfx1100 kernels are built for 32");
 }
 
 TEST_F(HipAbiCheck, MutatedMetadataIsAnInternalError) {

@@ -25,6 +25,22 @@ TEST(TargetRegistry, KindsAreRegisteredOnceEach) {
   EXPECT_EQ(find_target("rocm"), nullptr);
 }
 
+// `tesserac targets` prints these: a target must not let a found toolchain
+// suggest it does more than it does (xdna packages, it generates no AIE code).
+TEST(TargetRegistry, EveryTargetSaysWhatItDoesAndDoesNot) {
+  for (const auto& t : all_targets()) {
+    SCOPED_TRACE(t->kind());
+    const TargetScope scope = t->scope();
+    EXPECT_FALSE(scope.does.empty());
+    EXPECT_FALSE(scope.does_not.empty());
+    EXPECT_EQ(scope.does.find('\n'), std::string::npos);
+    EXPECT_EQ(scope.does_not.find('\n'), std::string::npos);
+  }
+  const TargetScope xdna = find_target("xdna")->scope();
+  EXPECT_EQ(xdna.does_not.rfind("generate or compile AIE code", 0), 0u) << xdna.does_not;
+  EXPECT_NE(xdna.does.find("into an xclbin"), std::string::npos) << xdna.does;
+}
+
 TEST(TargetRegistry, ArtifactFileExtensionIsTheTargets) {
   EXPECT_EQ(find_target("x86")->artifact_file_extension(artifact_of_kind("shared_object")), ".so");
   EXPECT_EQ(find_target("cuda")->artifact_file_extension(artifact_of_kind("ptx")), ".ptx");

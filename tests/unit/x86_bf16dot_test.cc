@@ -12,6 +12,7 @@
 #include "oracle/oracle.h"
 #include "support/half.h"
 #include "tests/unit/spec_builders.h"
+#include "tests/unit/test_executor.h"
 #include "tests/unit/x86_fixture.h"
 
 namespace tsr {
@@ -84,6 +85,64 @@ TEST_F(X86Bf16Dot, TheDefaultPathIsVdpbf16psWhereTheCpuHasIt) {
   for (size_t i = 0; i < outputs[0].size(); i += 2) differ += outputs[0][i] != outputs[1][i] || outputs[0][i + 1] != outputs[1][i + 1];
   if (cpu_has_avx512_bf16()) EXPECT_GT(differ, 0u) << "the default build ran the widening path";
   else EXPECT_EQ(differ, 0u) << "without AVX512-BF16 both builds widen";
+}
+
+// A C of one row block (M <= 128 on v4) splits differently on the two paths
+// (docs/targets-x86.md, "Skinny C"): the widening path runs the skinny plan,
+// one parallel_for over column tiles; the VDPBF16PS path packs bf16 pairs,
+// which the skinny plan's per-task f32 packing does not, so it packs all of B
+// per column block (256 columns at K = 4096, 64 at K = 11008), one
+// parallel_for each, plus one for the block tasks where there is more than
+// one. Either split is the shape's: outputs are bit-identical on 1 and 3 workers.
+TEST_F(X86Bf16Dot, SkinnyCSplitsByThePathTaken) {
+  struct Split {
+    int64_t m, n, k;
+    uint64_t widening_calls, widening_tasks, pair_calls, pair_tasks;
+  };
+  const std::vector<Split> splits = {
+      {1, 4096, 4096, 1, 16, 16, 16 * 8},   // 16 column blocks x 8 NR = 32 panels; one block task each, run inline
+      {128, 4096, 4096, 1, 16, 16, 16 * 8},
+      {1, 4096, 11008, 1, 16, 64, 64 * 2},
+      {1, 1024, 1024, 1, 16, 2, 32 + 4},    // one column block: 32 panels, then 4 tiles of 8 panels
+      {1, 4096, 64, 1, 16, 2, 128 + 16},
+  };
+  const KernelSpec spec = matmul("dot_skinny", DType::bf16, rt("M"), rt("N"), rt("K"), Layout::row, Layout::row);
+  const bool pairs_here = cpu_has_avx512_bf16();
+  for (bool widen : {false, true}) {
+    Expected<Artifact> art = build(spec, widen);
+    ASSERT_TRUE(art.ok()) << art.error().message();
+    Expected<std::unique_ptr<StubRoutedTarget>> stub = make_in_memory_stub_target(*target_, spec, *art);
+    ASSERT_TRUE(stub.ok()) << stub.error().message();
+    for (const Split& split : splits) {
+      const std::string what = std::string(widen ? "widening" : "default") + " M=" + std::to_string(split.m) +
+                               " N=" + std::to_string(split.n) + " K=" + std::to_string(split.k);
+      LaunchArgs inputs;
+      inputs.scalars = {split.m, split.n, split.k};
+      std::mt19937 rng(5);
+      std::uniform_real_distribution<double> dist(-1.0, 1.0);
+      for (int64_t count : {split.m * split.k, split.k * split.n, split.m * split.n}) {
+        std::vector<uint8_t> bytes(static_cast<size_t>(count) * 2);
+        for (int64_t i = 0; i < count; ++i) store_element(bytes.data(), DType::bf16, i, dist(rng));
+        inputs.buffers.push_back(std::move(bytes));
+      }
+      const bool pairs = pairs_here && !widen;
+      std::vector<uint8_t> first;
+      for (uint32_t workers : {1u, 3u}) {
+        LaunchArgs args = inputs;
+        testing::ScrambledExecutor counting(workers, workers);
+        {
+          testing::ExecutorScope scope(counting.executor());
+          ASSERT_EQ(scope.status(), TSR_OK);
+          const Status s = (*stub)->run(spec, *art, args);
+          ASSERT_TRUE(s.ok()) << what << ": " << s.error().message();
+        }
+        EXPECT_EQ(counting.calls(), pairs ? split.pair_calls : split.widening_calls) << what;
+        EXPECT_EQ(counting.tasks(), pairs ? split.pair_tasks : split.widening_tasks) << what;
+        if (first.empty()) first = args.buffers.back();
+        else EXPECT_TRUE(args.buffers.back() == first) << what << ": output differs from 1 worker";
+      }
+    }
+  }
 }
 
 }  // namespace

@@ -32,6 +32,7 @@ void qualify_from_archive(const Job& job, const Target& target, const QualifyOpt
   if (tsr_archive_find_kernel(options.archive, job.spec->name.c_str(), &index) != TSR_OK ||
       tsr_archive_kernel_at(options.archive, index, &info) != TSR_OK) {
     row.report = not_run("archive has no kernel '" + job.spec->name + "'", *job.spec, options.seed);
+    row.archive_miss = VerdictRow::ArchiveMiss::kernel;
     return;
   }
   if (row.identity != info.identity) {
@@ -49,6 +50,7 @@ void qualify_from_archive(const Job& job, const Target& target, const QualifyOpt
   }
   if (!found) {
     row.report = not_run("archive has no " + job.target.str() + " variant", *job.spec, options.seed);
+    row.archive_miss = VerdictRow::ArchiveMiss::variant;
     return;
   }
   std::unique_ptr<StubRoutedTarget> routed = make_stub_routed_target(target, options.archive, job.target);

@@ -26,6 +26,8 @@ struct VerdictRow {
   bool input_error = false;      // ... because of a bad input the compile step read (exit 1), e.g. a sidecar
   bool unavailable = false;      // the target's toolchain is missing on this machine
   bool unsupported = false;      // the target cannot build this kernel (NOT_RUN, nothing compiled)
+  // test --archive: what the archive lacks for this row (NOT_RUN, nothing launched).
+  enum class ArchiveMiss { none, kernel, variant } archive_miss = ArchiveMiss::none;
   std::optional<Artifact> artifact;
   // Who launched the artifact for the oracle: "libtesserart <stub route>"
   // (every target), "CPU emulator: clang ... (emulated)" for an emulated run, empty

@@ -67,7 +67,7 @@ c = ET.parse('e.xml').getroot().find('./testsuite/testcase')
 assert (c.get('classname'), c.get('name')) == ('ew_add_f32', 'cuda:sm_80'), c.attrib
 n = {x.get('name'): x for x in ET.parse('n.xml').getroot().iter('testcase')}['cuda:sm_80']
 assert (n.get('classname'), n.get('name')) == (c.get('classname'), c.get('name')), (n.attrib, c.attrib)
-assert n.find('./properties/property[@name="verdict"]').get('value') == 'NOT_RUN'
+assert n.find('./properties/property[@name=\"verdict\"]').get('value') == 'NOT_RUN'
 assert c.find('skipped') is None and c.find('failure') is None
 assert c.find('./properties/property[@name=\"verdict\"]').get('value') == 'PASS_EMULATED'
 assert 'emulated on the CPU' in c.find('system-out').text

@@ -364,7 +364,7 @@ std::string num(double v) {
 }
 }  // namespace
 
-std::string render_verdict_table(const std::vector<VerdictRow>& rows) {
+std::string render_verdict_table(const std::vector<VerdictRow>& rows, bool group_not_run) {
   size_t kw = 6, tw = 6, vw = 7;
   for (const VerdictRow& r : rows) {
     kw = std::max(kw, r.kernel.size());
@@ -393,10 +393,17 @@ std::string render_verdict_table(const std::vector<VerdictRow>& rows) {
   std::vector<std::string> details;
   for (const VerdictRow& r : rows) details.push_back(detail_of(r.report));
   ReasonNotes notes(details);
+  std::vector<std::pair<std::string, std::vector<const VerdictRow*>>> not_run;   // by reason, first-seen order
   for (size_t i = 0; i < rows.size(); ++i) {
     const VerdictRow& r = rows[i];
     const OracleReport& rep = r.report;
     const bool ran = rep.verdict != Verdict::not_run;
+    if (!ran && group_not_run) {
+      auto group = std::find_if(not_run.begin(), not_run.end(), [&](const auto& g) { return g.first == rep.reason; });
+      if (group == not_run.end()) group = not_run.insert(not_run.end(), {rep.reason, {}});
+      group->second.push_back(&r);
+      continue;
+    }
     const std::string detail = notes.shorten(details[i]);
     std::snprintf(line, sizeof line, "%-*s  %-*s  %-*s  %-9s  %-9s  %-17s  %s\n", static_cast<int>(kw),
                   r.kernel.c_str(), static_cast<int>(tw), r.target.str().c_str(), static_cast<int>(vw),
@@ -404,6 +411,14 @@ std::string render_verdict_table(const std::vector<VerdictRow>& rows) {
                   ran ? num(rep.max_abs_err).c_str() : "-", ran ? num(rep.max_rel_err).c_str() : "-",
                   (num(rep.budget.atol) + "/" + num(rep.budget.rtol)).c_str(), detail.c_str());
     out += line;
+  }
+  for (const auto& [reason, group] : not_run) {
+    std::vector<std::string> targets;   // distinct, first-seen order
+    for (const VerdictRow* r : group)
+      if (std::find(targets.begin(), targets.end(), r->target.str()) == targets.end()) targets.push_back(r->target.str());
+    std::string names;
+    for (const std::string& t : targets) names += (names.empty() ? "" : ", ") + t;
+    out += "not run: " + notes.shorten(reason) + ": " + std::to_string(group.size()) + " variant(s) on " + names + "\n";
   }
   out += notes.render();
   // Emulated passes are counted apart from hardware passes, and only named

@@ -71,7 +71,11 @@ struct QualifyOptions {
 
 std::vector<VerdictRow> qualify_jobs(const std::vector<Job>& jobs, const QualifyOptions& options);
 
-std::string render_verdict_table(const std::vector<VerdictRow>& rows);
+// One row per kernel x target, long reason tails shared by several rows as
+// notes under the table, then the counts. With `group_not_run`, NOT_RUN rows
+// are one line per reason instead ("not run: REASON: N variant(s): T1, T2"),
+// for qualify, where most variants have no device on the host.
+std::string render_verdict_table(const std::vector<VerdictRow>& rows, bool group_not_run = false);
 
 struct VerdictCounts {
   int passed = 0, passed_emulated = 0, failed = 0, not_run = 0, compile_failed = 0;

@@ -85,6 +85,18 @@ tesserac: error: --require-verdict pass: 1 kernel-target(s) below PASS; nothing 
 expect_true "... and nothing is written" absent gated.tfat
 "$tesserac" qualify rel.tfat --receipts-out receipts > qualify.txt 2>&1
 expect_true "qualify writes the x86:v2 receipt only" bash -c "ls receipts | grep -c receipt.toml | grep -qx 1"
+# qualify's table is what ran here; the variants without a device are one
+# line per reason, and counted once among the receipt lines.
+expect_true "qualify groups what did not run by reason" python3 - qualify.txt <<'PY'
+import re, sys
+lines = open(sys.argv[1]).read().splitlines()
+assert [l for l in lines if " NOT_RUN " in l] == [], lines
+assert re.match(r"^vec_add_bf16 +x86:v2 +PASS ", lines[1]), lines
+assert lines[2] == "not run: no NPU (/dev/accel/accel0 absent or not accessible): 1 variant(s) on xdna:npu1", lines
+assert lines[3] == "1 passed, 0 failed, 1 not run", lines
+assert re.match(r"^receipt for vec_add_bf16 on x86:v2: receipts/", lines[4]), lines
+assert lines[5:] == ['no receipt for 1 variant(s) not run here (see "not run" above)'], lines
+PY
 expect "--require-receipts: every variant, so the xdna one fails (nothing attached is reported)" 1 \
   "tesserac: error: kernel 'vec_add_bf16' variant xdna:npu1 has no hardware receipt
 tesserac: error: --require-receipts: 1 variant(s) without a hardware receipt; nothing written" \

@@ -1,5 +1,5 @@
 // tesserac admit ARCHIVE.tfat --receipts DIR... -o OUT.tfat
-// [--require-receipts] [--trusted-keys FILE]: attaches the hardware receipts
+// [--require-receipts[=TARGETS]] [--trusted-keys FILE]: attaches the hardware receipts
 // that match a variant exactly (docs/receipt-format.md, "Admission").
 #include <iostream>
 #include <memory>
@@ -31,11 +31,15 @@ RunFn register_admit(CLI::App& app) {
     for (const std::string& r : opts->receipts.paths) inputs.push_back({"--receipts", r});
     if (!opts->receipts.trusted_keys.empty()) inputs.push_back({"--trusted-keys", opts->receipts.trusted_keys});
     if (int rc = check_outputs(inputs, {{"-o", opts->output}}); rc != kExitOk) return rc;
+    if (int rc = check_receipt_options(opts->receipts); rc != kExitOk) return rc;
     Expected<ArchiveContents> contents = read_archive_file(opts->archive);
     if (!contents) return report(contents.error());
-    if (int rc = apply_receipts(opts->receipts, *contents); rc != kExitOk) return rc;
+    AdmissionTotals totals;
+    if (int rc = apply_receipts(opts->receipts, *contents, totals); rc != kExitOk) return rc;
     Status written = write_archive(*contents, opts->output);
-    return written.ok() ? kExitOk : report(written.error());
+    if (!written.ok()) return report(written.error());
+    print_admission_totals(totals, opts->output);
+    return kExitOk;
   };
 }
 

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <filesystem>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 
@@ -15,8 +16,10 @@
 #include "cli/pipeline_outputs.h"
 #include "cli/receipt_options.h"
 #include "cli/spec_selection.h"
+#include "cli/verdict_gate.h"
 #include "archive/archive_writer.h"
 #include "driver/assemble_archive.h"
+#include "driver/build_report.h"
 #include "driver/depfile.h"
 #include "driver/plan.h"
 #include "driver/qualify.h"
@@ -66,6 +69,29 @@ void add_tune_options(CLI::App* sub, TuneOptions& tune) {
       ->check(CLI::Range(1, 1000));
 }
 
+// One message per kernel none of whose rows compiled a variant (every
+// target planned was unsupported or unavailable): an archive would hold
+// the kernel with nothing to launch.
+std::vector<std::string> kernels_without_variants(const std::vector<KernelSpec>& specs,
+                                                  const std::vector<VerdictRow>& rows) {
+  std::vector<std::string> out;
+  for (const KernelSpec& spec : specs) {
+    std::map<std::string, int> by_status;   // "unavailable" (no toolchain), "unsupported", ...
+    bool compiled = false;
+    for (const VerdictRow& r : rows) {
+      if (r.kernel != spec.name) continue;
+      compiled = compiled || r.artifact.has_value();
+      ++by_status[row_status(r)];
+    }
+    if (compiled) continue;
+    std::string counts;
+    for (const auto& [status, n] : by_status) counts += (counts.empty() ? "" : ", ") + std::to_string(n) + " " + status;
+    out.push_back("kernel '" + spec.name + "' has no variant to ship: every target planned is " + counts +
+                  " (see the table)");
+  }
+  return out;
+}
+
 int write_out_dir(const std::string& dir, const std::vector<VerdictRow>& rows) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
@@ -101,10 +127,11 @@ int write_out_dir(const std::string& dir, const std::vector<VerdictRow>& rows) {
 int run_build(const BuildOptions& options) {
   const BuildOptions* opts = &options;
   const auto started = std::chrono::steady_clock::now();
-  if (opts->output.empty() && (!opts->receipts.paths.empty() || opts->receipts.require))
+  if (opts->output.empty() && (!opts->receipts.paths.empty() || !opts->receipts.require.empty()))
     return report_error("--receipts and --require-receipts need -o FILE.tfat", kExitUsage);
-  if (!opts->receipts.trusted_keys.empty() && opts->receipts.paths.empty())
-    return report_error("--trusted-keys needs --receipts", kExitUsage);
+  if (int rc = check_receipt_options(opts->receipts); rc != kExitOk) return rc;
+  if (opts->no_oracle && opts->pipeline.require_verdict != RequiredVerdict::any)
+    return report_error("--require-verdict needs the oracle; drop --no-oracle", kExitUsage);
   // Refuse before any work: an output that would overwrite an input or
   // another output, a depfile that cannot name its paths.
   const std::vector<CommandPath> inputs = spec_input_paths(opts->selection.specs);
@@ -123,6 +150,13 @@ int run_build(const BuildOptions& options) {
   if (!loaded) return exit_code;
   const std::vector<KernelSpec>& specs = loaded->specs;
   std::vector<Job> jobs = plan_jobs(specs, loaded->targets);
+  // Every kernel the build reads must be built for some target: one whose
+  // `targets:` shares none with -t would go into the archive without a variant.
+  if (const std::vector<std::string> untargeted = kernels_without_targets(specs, jobs, loaded->targets);
+      !untargeted.empty()) {
+    for (const std::string& line : untargeted) report_error(line, kExitInvalid);
+    return kExitInvalid;
+  }
   // A target the build names (-t, or the spec's `targets:`) must build the
   // kernel; the default "every target" plan records NOT_RUN and goes on.
   for (const Job& job : jobs)
@@ -158,11 +192,20 @@ int run_build(const BuildOptions& options) {
       return report_error("oracle FAIL for " + r.kernel + " on " + r.target.str() + "; nothing written",
                           kExitInvalid);
   }
+  const bool writes = !opts->output.empty() || !opts->out_dir.empty();
+  if (const std::vector<std::string> empty = kernels_without_variants(specs, rows); writes && !empty.empty()) {
+    for (const std::string& line : empty) report_error(line, kExitInvalid);
+    return report_error(std::to_string(empty.size()) + " kernel(s) without a variant; nothing written", kExitInvalid);
+  }
+  if (int rc = check_required_verdict(opts->pipeline.require_verdict, rows, {}, "; nothing written"); rc != kExitOk)
+    return rc;
   if (!opts->output.empty()) {
     ArchiveContents contents = assemble_archive(specs, rows);
-    if (int rc = apply_receipts(opts->receipts, contents); rc != kExitOk) return rc;
+    AdmissionTotals totals;
+    if (int rc = apply_receipts(opts->receipts, contents, totals); rc != kExitOk) return rc;
     Status written = write_archive(contents, opts->output);
     if (!written.ok()) return report(written.error());
+    print_admission_totals(totals, opts->output);
   }
   if (depfile_text) {
     Status written = write_file_atomic(opts->depfile, *depfile_text);

@@ -7,6 +7,7 @@
 #include "archive/archive_inspect.h"
 #include "archive/archive_reader.h"
 #include "cli/commands.h"
+#include "driver/reason_notes.h"
 #include "support/file_io.h"
 #include "targets/xdna/xclbin_reader.h"
 
@@ -62,6 +63,12 @@ void print_tuning(const nlohmann::json& meta) {
 }
 
 void print_text(const nlohmann::json& j) {
+  // A long reason tail that many verdicts share (the xdna manifest's
+  // description) is printed once at the end, as a note they refer to.
+  std::vector<std::string> reasons;
+  for (const auto& k : j["kernels"])
+    for (const auto& v : k["verdicts"]) reasons.push_back(v["reason"].get<std::string>());
+  ReasonNotes notes(reasons);
   std::cout << "format " << j["format"].get<std::string>() << ", " << j["file_size"].get<uint64_t>() << " bytes, "
             << j["kernels"].size() << " kernels\n";
   for (const auto& [key, value] : j["metadata"].items()) std::cout << "  " << key << " = " << value.get<std::string>() << "\n";
@@ -85,10 +92,11 @@ void print_text(const nlohmann::json& j) {
     }
     for (const auto& v : k["verdicts"]) {
       std::cout << "  verdict " << v["target"].get<std::string>() << "  " << v["verdict"].get<std::string>();
-      if (!v["reason"].get<std::string>().empty()) std::cout << "  (" << v["reason"].get<std::string>() << ")";
+      if (!v["reason"].get<std::string>().empty()) std::cout << "  (" << notes.shorten(v["reason"].get<std::string>()) << ")";
       std::cout << "\n";
     }
   }
+  if (const std::string text = notes.render(); !text.empty()) std::cout << "\n" << text;
 }
 }  // namespace
 

@@ -3,12 +3,14 @@
 #include <chrono>
 #include <iostream>
 #include <memory>
+#include <set>
 
 #include "cli/command_files.h"
 #include "cli/commands.h"
 #include "cli/pipeline_options.h"
 #include "cli/pipeline_outputs.h"
 #include "cli/spec_selection.h"
+#include "cli/verdict_gate.h"
 #include "driver/plan.h"
 #include "driver/qualify.h"
 #include "support/file_io.h"
@@ -20,8 +22,32 @@ namespace {
 struct TestOptions {
   SpecSelection selection;
   std::string archive;
+  bool allow_missing = false;   // --allow-missing
   PipelineOptions pipeline;
 };
+
+// test --archive: a kernel the specs name that the archive lacks, or a
+// variant of a target named with -t or in the spec's `targets:`, is an
+// error unless --allow-missing; the default "every target" plan only
+// records NOT_RUN for the variants an archive does not hold.
+int check_archive_holds_everything(const std::string& archive, const std::vector<Job>& jobs,
+                                   const std::vector<VerdictRow>& rows, bool targets_named) {
+  std::set<std::string> kernels;
+  size_t variants = 0;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const VerdictRow& r = rows[i];
+    if (r.archive_miss == VerdictRow::ArchiveMiss::kernel && kernels.insert(r.kernel).second) {
+      report_error(archive + " has no kernel '" + r.kernel + "'", kExitInvalid);
+    } else if (r.archive_miss == VerdictRow::ArchiveMiss::variant && (targets_named || !jobs[i].spec->targets.empty())) {
+      report_error(archive + " has no " + r.target.str() + " variant of kernel '" + r.kernel + "'", kExitInvalid);
+      ++variants;
+    }
+  }
+  if (kernels.empty() && variants == 0) return kExitOk;
+  return report_error(std::to_string(kernels.size()) + " kernel(s) and " + std::to_string(variants) +
+                          " variant(s) missing from " + archive + " (--allow-missing checks only what it holds)",
+                      kExitInvalid);
+}
 }  // namespace
 
 RunFn register_test(CLI::App& app) {
@@ -30,6 +56,8 @@ RunFn register_test(CLI::App& app) {
   add_spec_selection_options(sub, opts->selection);
   sub->add_option("--archive", opts->archive,
                   "Check the variants in this .tfat through the runtime stub instead of compiling");
+  sub->add_flag("--allow-missing", opts->allow_missing,
+                "With --archive: a kernel or named target the archive lacks is NOT_RUN, not an error");
   add_pipeline_options(sub, opts->pipeline);
   return [opts]() -> int {
     const auto started = std::chrono::steady_clock::now();
@@ -38,6 +66,7 @@ RunFn register_test(CLI::App& app) {
       return report_error("--emulate runs the emitted CUDA source, which an archive does not hold; "
                           "use it without --archive",
                           kExitUsage);
+    if (opts->allow_missing && opts->archive.empty()) return report_error("--allow-missing needs --archive", kExitUsage);
     if (!opts->archive.empty()) {
       // The same file-type message as every other command that reads an archive.
       if (Status regular = check_regular_file(opts->archive); !regular.ok())
@@ -67,7 +96,11 @@ RunFn register_test(CLI::App& app) {
     }
     Pipeline pipeline = start_pipeline(opts->pipeline);
     pipeline.configure(q);
-    std::vector<VerdictRow> rows = qualify_jobs(plan_jobs(loaded->specs, loaded->targets), q);
+    const std::vector<Job> jobs = plan_jobs(loaded->specs, loaded->targets);
+    const std::vector<std::string> untargeted = kernels_without_targets(loaded->specs, jobs, loaded->targets);
+    if (opts->pipeline.require_verdict == RequiredVerdict::any)
+      for (const std::string& line : untargeted) std::cerr << "tesserac: warning: " << line << "; not tested\n";
+    std::vector<VerdictRow> rows = qualify_jobs(jobs, q);
     finish_pipeline(opts->pipeline, pipeline);
     if (!opts->pipeline.quiet) std::cout << render_verdict_table(rows);
     if (int rc = write_verdict_json(opts->selection, render_verdict_json(rows)); rc != kExitOk) return rc;
@@ -78,7 +111,11 @@ RunFn register_test(CLI::App& app) {
       compile_failed = compile_failed || r.compile_failed;
     }
     if (compile_failed) return kExitToolchain;
-    return failed ? kExitInvalid : kExitOk;
+    if (failed) return kExitInvalid;
+    if (!opts->archive.empty() && !opts->allow_missing)
+      if (int rc = check_archive_holds_everything(opts->archive, jobs, rows, !loaded->targets.empty()); rc != kExitOk)
+        return rc;
+    return check_required_verdict(opts->pipeline.require_verdict, rows, untargeted, "");
   };
 }
 

@@ -44,6 +44,7 @@ void add_pipeline_options(CLI::App* sub, PipelineOptions& options) {
   sub->add_flag("-q,--quiet", options.quiet, "Print errors only (no progress, no verdict table)");
   sub->add_option("--report", options.report, "Also write a JSON build report to FILE (docs/reports.md)");
   sub->add_option("--junit", options.junit, "Also write the verdicts as JUnit XML to FILE");
+  add_require_verdict_option(sub, options.require_verdict);
 }
 
 void add_pipeline_outputs(const PipelineOptions& options, std::vector<CommandPath>& outputs) {

@@ -1,6 +1,6 @@
 // Options of the compile-and-check pipeline shared by `build` and `test`:
 // the compile cache, -j, what is printed while it runs (-v, -q), and the
-// build report and JUnit files (docs/cli.md, docs/cache.md, docs/reports.md).
+// build report and JUnit files, the verdict a CI job requires (docs/cli.md, docs/cache.md, docs/reports.md).
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "cache/compile_cache.h"
+#include "cli/verdict_gate.h"
 #include "driver/build_progress.h"
 #include "driver/qualify.h"
 #include "support/output_paths.h"
@@ -25,6 +26,7 @@ struct PipelineOptions {
   bool quiet = false;              // -q: errors only
   std::string report;              // --report FILE (JSON)
   std::string junit;               // --junit FILE (JUnit XML)
+  RequiredVerdict require_verdict = RequiredVerdict::any;   // --require-verdict pass|emulated
 };
 
 void add_pipeline_options(CLI::App* sub, PipelineOptions& options);

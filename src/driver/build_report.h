@@ -26,9 +26,10 @@ std::string row_status(const VerdictRow& row);
 std::string render_build_report(const std::vector<VerdictRow>& rows, const ReportContext& context);
 
 // One <testcase> per kernel x target (classname the kernel, name the
-// target): NOT_RUN is <skipped>, FAIL <failure>, a compile error <error>;
-// PASS_EMULATED passes with " [PASS_EMULATED]" after the target and a
-// verdict property on every case, so no CI view mistakes it for hardware.
+// target, whatever the verdict): NOT_RUN is <skipped>, FAIL <failure>, a
+// compile error <error>; PASS_EMULATED passes with its reason in
+// <system-out>, and every case has a `verdict` property, so no CI view
+// mistakes an emulated pass for hardware.
 std::string render_junit(const std::vector<VerdictRow>& rows, const ReportContext& context);
 
 }  // namespace tsr

@@ -42,4 +42,25 @@ std::vector<Job> plan_jobs(const std::vector<KernelSpec>& specs, const std::vect
   return jobs;
 }
 
+namespace {
+std::string joined(const std::vector<std::string>& names) {
+  std::string out;
+  for (const std::string& n : names) out += (out.empty() ? "" : ",") + n;
+  return out;
+}
+}  // namespace
+
+std::vector<std::string> kernels_without_targets(const std::vector<KernelSpec>& specs, const std::vector<Job>& jobs,
+                                                 const std::vector<TargetName>& requested) {
+  std::vector<std::string> requested_names;
+  for (const TargetName& t : requested) requested_names.push_back(t.str());
+  std::vector<std::string> out;
+  for (const KernelSpec& spec : specs) {
+    if (std::any_of(jobs.begin(), jobs.end(), [&](const Job& j) { return j.spec == &spec; })) continue;
+    out.push_back("kernel '" + spec.name + "' has no target: -t " + joined(requested_names) +
+                  " names none of the targets its spec lists (" + joined(spec.targets) + ")");
+  }
+  return out;
+}
+
 }  // namespace tsr

@@ -23,4 +23,10 @@ struct Job {
 // further; with neither, every registered target is planned.
 std::vector<Job> plan_jobs(const std::vector<KernelSpec>& specs, const std::vector<TargetName>& requested);
 
+// One message per spec that `jobs` plans for no target at all (its own
+// `targets:` shares none with -t): "kernel 'K' has no target: -t
+// x86:v4 names none of the targets its spec lists (x86:v3)".
+std::vector<std::string> kernels_without_targets(const std::vector<KernelSpec>& specs, const std::vector<Job>& jobs,
+                                                 const std::vector<TargetName>& requested);
+
 }  // namespace tsr

@@ -13,6 +13,7 @@
 
 #include "cache/compile_cache.h"
 #include "driver/compile.h"
+#include "driver/reason_notes.h"
 #include "driver/stub_routed_target.h"
 #include "tesserart.h"
 #include "identity/identity.h"
@@ -32,6 +33,7 @@ void qualify_from_archive(const Job& job, const Target& target, const QualifyOpt
   if (tsr_archive_find_kernel(options.archive, job.spec->name.c_str(), &index) != TSR_OK ||
       tsr_archive_kernel_at(options.archive, index, &info) != TSR_OK) {
     row.report = not_run("archive has no kernel '" + job.spec->name + "'", *job.spec, options.seed);
+    row.archive_miss = VerdictRow::ArchiveMiss::kernel;
     return;
   }
   if (row.identity != info.identity) {
@@ -49,6 +51,7 @@ void qualify_from_archive(const Job& job, const Target& target, const QualifyOpt
   }
   if (!found) {
     row.report = not_run("archive has no " + job.target.str() + " variant", *job.spec, options.seed);
+    row.archive_miss = VerdictRow::ArchiveMiss::variant;
     return;
   }
   std::unique_ptr<StubRoutedTarget> routed = make_stub_routed_target(target, options.archive, job.target);
@@ -287,6 +290,15 @@ std::vector<VerdictRow> qualify_jobs(const std::vector<Job>& jobs, const Qualify
     rows[i].target = jobs[i].target;
   }
   std::vector<std::optional<CompileStep>> steps = compile_all(jobs, options, rows);
+  // "[n/N] oracle" lines only for the jobs whose oracle can launch something
+  // here (a device, or the emulator): the others are NOT_RUN at once.
+  std::vector<size_t> oracle_step(jobs.size(), 0);
+  size_t oracle_steps = 0;
+  for (size_t i = 0; i < jobs.size() && (options.run_oracle || options.archive); ++i) {
+    const Target* target = jobs[i].unsupported.empty() ? find_target(jobs[i].target.kind) : nullptr;
+    if (target && (target->device(jobs[i].target.arch).present || runs_emulated(jobs[i], *target, options)))
+      oracle_step[i] = ++oracle_steps;
+  }
   EmulationCache emulated;
   for (size_t i = 0; i < jobs.size(); ++i) {
     const Job& job = jobs[i];
@@ -297,8 +309,8 @@ std::vector<VerdictRow> qualify_jobs(const std::vector<Job>& jobs, const Qualify
       continue;
     }
     const Target* target = find_target(job.target.kind);
-    if (options.progress && (options.run_oracle || options.archive))
-      options.progress->step(i + 1, jobs.size(), "oracle", job.target.str(), job.spec->name);
+    if (options.progress && oracle_step[i])
+      options.progress->step(oracle_step[i], oracle_steps, "oracle", job.target.str(), job.spec->name);
     const Clock::time_point start = Clock::now();
     if (options.archive) {
       qualify_from_archive(job, *target, options, row);
@@ -352,7 +364,7 @@ std::string num(double v) {
 }
 }  // namespace
 
-std::string render_verdict_table(const std::vector<VerdictRow>& rows) {
+std::string render_verdict_table(const std::vector<VerdictRow>& rows, bool group_not_run) {
   size_t kw = 6, tw = 6, vw = 7;
   for (const VerdictRow& r : rows) {
     kw = std::max(kw, r.kernel.size());
@@ -365,15 +377,34 @@ std::string render_verdict_table(const std::vector<VerdictRow>& rows) {
                 static_cast<int>(tw), "TARGET", static_cast<int>(vw), "VERDICT", "MAX_ABS", "MAX_REL",
                 "BUDGET atol/rtol", "DETAIL");
   out += line;
-  for (const VerdictRow& r : rows) {
+  // An emulated rerun runs the same emulator over the same source: it
+  // cannot differ, so it is not shown as a determinism check.
+  auto detail_of = [](const OracleReport& rep) {
+    const bool passed = rep.verdict == Verdict::pass || rep.verdict == Verdict::pass_emulated;
+    const bool emulated = rep.verdict == Verdict::pass_emulated;
+    const std::string rerun = !rep.determinism_checked ? "" : emulated ? " rerun=n/a(emulated)" : " rerun=bit-identical";
+    std::string detail = passed ? "seed=" + std::to_string(rep.seed) + " trials=" + std::to_string(rep.trials) + rerun +
+                                      " budget_use=" + num(rep.budget_use) +
+                                      (rep.absolute_term_decided ? "(atol)" : "(rtol)")
+                                : rep.reason;
+    if (emulated) detail += " (" + rep.reason + ")";
+    return detail;
+  };
+  std::vector<std::string> details;
+  for (const VerdictRow& r : rows) details.push_back(detail_of(r.report));
+  ReasonNotes notes(details);
+  std::vector<std::pair<std::string, std::vector<const VerdictRow*>>> not_run;   // by reason, first-seen order
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const VerdictRow& r = rows[i];
     const OracleReport& rep = r.report;
     const bool ran = rep.verdict != Verdict::not_run;
-    const bool passed = rep.verdict == Verdict::pass || rep.verdict == Verdict::pass_emulated;
-    std::string detail = passed ? "seed=" + std::to_string(rep.seed) + " trials=" + std::to_string(rep.trials) +
-                                      (rep.determinism_checked ? " rerun=bit-identical" : "") + " budget_use=" +
-                                      num(rep.budget_use) + (rep.absolute_term_decided ? "(atol)" : "(rtol)")
-                                : rep.reason;
-    if (rep.verdict == Verdict::pass_emulated) detail += " (" + rep.reason + ")";
+    if (!ran && group_not_run) {
+      auto group = std::find_if(not_run.begin(), not_run.end(), [&](const auto& g) { return g.first == rep.reason; });
+      if (group == not_run.end()) group = not_run.insert(not_run.end(), {rep.reason, {}});
+      group->second.push_back(&r);
+      continue;
+    }
+    const std::string detail = notes.shorten(details[i]);
     std::snprintf(line, sizeof line, "%-*s  %-*s  %-*s  %-9s  %-9s  %-17s  %s\n", static_cast<int>(kw),
                   r.kernel.c_str(), static_cast<int>(tw), r.target.str().c_str(), static_cast<int>(vw),
                   verdict_name(rep.verdict),
@@ -381,6 +412,15 @@ std::string render_verdict_table(const std::vector<VerdictRow>& rows) {
                   (num(rep.budget.atol) + "/" + num(rep.budget.rtol)).c_str(), detail.c_str());
     out += line;
   }
+  for (const auto& [reason, group] : not_run) {
+    std::vector<std::string> targets;   // distinct, first-seen order
+    for (const VerdictRow* r : group)
+      if (std::find(targets.begin(), targets.end(), r->target.str()) == targets.end()) targets.push_back(r->target.str());
+    std::string names;
+    for (const std::string& t : targets) names += (names.empty() ? "" : ", ") + t;
+    out += "not run: " + notes.shorten(reason) + ": " + std::to_string(group.size()) + " variant(s) on " + names + "\n";
+  }
+  out += notes.render();
   // Emulated passes are counted apart from hardware passes, and only named
   // when there are some, so a run without --emulate reads as it always has.
   const VerdictCounts c = count_verdicts(rows);

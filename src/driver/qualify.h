@@ -26,6 +26,8 @@ struct VerdictRow {
   bool input_error = false;      // ... because of a bad input the compile step read (exit 1), e.g. a sidecar
   bool unavailable = false;      // the target's toolchain is missing on this machine
   bool unsupported = false;      // the target cannot build this kernel (NOT_RUN, nothing compiled)
+  // test --archive: what the archive lacks for this row (NOT_RUN, nothing launched).
+  enum class ArchiveMiss { none, kernel, variant } archive_miss = ArchiveMiss::none;
   std::optional<Artifact> artifact;
   // Who launched the artifact for the oracle: "libtesserart <stub route>"
   // (every target), "CPU emulator: clang ... (emulated)" for an emulated run, empty
@@ -69,7 +71,11 @@ struct QualifyOptions {
 
 std::vector<VerdictRow> qualify_jobs(const std::vector<Job>& jobs, const QualifyOptions& options);
 
-std::string render_verdict_table(const std::vector<VerdictRow>& rows);
+// One row per kernel x target, long reason tails shared by several rows as
+// notes under the table, then the counts. With `group_not_run`, NOT_RUN rows
+// are one line per reason instead ("not run: REASON: N variant(s): T1, T2"),
+// for qualify, where most variants have no device on the host.
+std::string render_verdict_table(const std::vector<VerdictRow>& rows, bool group_not_run = false);
 
 struct VerdictCounts {
   int passed = 0, passed_emulated = 0, failed = 0, not_run = 0, compile_failed = 0;

@@ -115,7 +115,10 @@ Expected<AdmissionReport> admit_receipts(ArchiveContents& contents, const std::v
       continue;
     }
     ArchiveReceipt attached{r.target, r.artifact_sha256, loaded.bytes};
-    if (std::find(kernel->receipts.begin(), kernel->receipts.end(), attached) != kernel->receipts.end()) continue;
+    if (std::find(kernel->receipts.begin(), kernel->receipts.end(), attached) != kernel->receipts.end()) {
+      ++report.already_attached;
+      continue;
+    }
     auto verdict = std::find_if(kernel->verdicts.begin(), kernel->verdicts.end(),
                                 [&](const OracleVerdictRecord& v) { return v.target == r.target; });
     if (verdict != kernel->verdicts.end() && verdict->verdict == ArchiveVerdict::fail)
@@ -143,8 +146,9 @@ Expected<AdmissionReport> admit_receipts(ArchiveContents& contents, const std::v
                                          [&](const ArchiveReceipt& r) { return r.target == v.target; });
       if (qualified) continue;
       auto why = closest.find({k.name, v.target.str()});
-      report.unqualified.push_back("kernel '" + k.name + "' variant " + v.target.str() + " has no hardware receipt" +
-                                   (why == closest.end() ? "" : ": " + why->second));
+      report.unqualified.push_back({v.target, "kernel '" + k.name + "' variant " + v.target.str() +
+                                                  " has no hardware receipt" +
+                                                  (why == closest.end() ? "" : ": " + why->second)});
     }
   return report;
 }

@@ -39,10 +39,16 @@ struct FieldDifference {
 std::optional<FieldDifference> first_difference(const Receipt& receipt, const ArchiveKernel& kernel,
                                                 const Artifact& variant);
 
+struct UnqualifiedVariant {
+  TargetName target;
+  std::string message;   // "kernel 'K' variant T has no hardware receipt[: FIELD differs: ...]"
+};
+
 struct AdmissionReport {
-  size_t attached = 0;
+  size_t attached = 0;                    // receipts this call attached
+  size_t already_attached = 0;            // receipts the archive held already (byte-identical)
   std::vector<std::string> unmatched;     // "PATH matches no variant: ..." per receipt left out
-  std::vector<std::string> unqualified;   // "kernel 'K' variant T: ..." per variant without a receipt
+  std::vector<UnqualifiedVariant> unqualified;   // per variant without a receipt, in archive order
 };
 
 // Attaches each matching receipt to its variant (ArchiveKernel::receipts) and

@@ -29,6 +29,18 @@ grep -q "^4 passed, 0 failed, 0 not run$" out.txt && ok "the verdict table stays
 [ "$(grep -c '^\[[1-4]/4\] compile ' err3.txt)" = 4 ] && [ "$(grep '^\[[1-4]/4\] oracle ' err3.txt)" = "$(grep oracle err.txt)" ] &&
   ok "-j3: four compile lines, oracle lines in job order" || { bad "-j3 progress"; cat err3.txt; }
 
+# An oracle line only for a job whose oracle launches: x86:v4+amx is NOT_RUN
+# at once on a CPU without AMX, so it gets none (and is not counted in N).
+if "$tesserac" targets 2> /dev/null | grep -A2 '^x86:v4+amx$' | grep -q 'device:    present'; then
+  want='[1/2] oracle x86:v2 ew_add_f32
+[2/2] oracle x86:v4+amx ew_add_f32'
+else
+  want='[1/1] oracle x86:v2 ew_add_f32'
+fi
+"$tesserac" test "$a" -t x86:v2,x86:v4+amx --no-cache > out.txt 2> err.txt
+[ "$(grep ' oracle ' err.txt)" = "$want" ] && ok "oracle lines only for the jobs that launch" ||
+  { bad "oracle lines for a target with no device"; cat err.txt; }
+
 "$tesserac" build "$a" -t x86:v2 --no-cache --no-oracle -o c.tfat > out.txt 2> err.txt
 [ "$(cat err.txt)" = "[1/1] compile x86:v2 ew_add_f32" ] && ok "--no-oracle: no oracle steps" || { bad "--no-oracle progress"; cat err.txt; }
 

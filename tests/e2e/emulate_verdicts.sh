@@ -21,6 +21,8 @@ command -v clang-14 > /dev/null || command -v clang > /dev/null || { echo "skip:
 expect "test without --emulate" 0 "" "$tesserac" test s.yaml -t cuda:sm_80 --json plain.json
 expect_true "no device without --emulate is NOT_RUN" \
   python3 -c 'import json,sys; r=json.load(open("plain.json"))["results"]; sys.exit(r[0]["verdict"] != "NOT_RUN")'
+# Nothing will launch it, so no "[n/N] oracle" line announces it.
+expect_true "no oracle progress line for a target that does not run" bash -c "! grep ' oracle ' err.all"
 
 expect "test --emulate" 0 "" "$tesserac" test s.yaml -t cuda:sm_80,cuda:sm_90,x86:v2 --emulate --json emu.json
 cp out.txt table.txt
@@ -28,6 +30,10 @@ expect_true "the closing line counts emulated passes apart" \
   grep -qx '1 passed, 2 passed emulated (not hardware), 0 failed, 0 not run' table.txt
 expect_true "the table says PASS_EMULATED and why" \
   grep -q '^ew_silu_bf16 *cuda:sm_80 *PASS_EMULATED .*(emulated on the CPU: semantics, not hardware)' table.txt
+# A rerun in the emulator runs the same source the same way: it cannot
+# differ, so an emulated row claims no rerun check; a hardware row does.
+expect_true "an emulated row shows rerun=n/a(emulated)" grep -q '^ew_silu_bf16 *cuda:sm_80 *PASS_EMULATED .* rerun=n/a(emulated) ' table.txt
+expect_true "a hardware row shows rerun=bit-identical" grep -q '^ew_silu_bf16 *x86:v2 *PASS .* rerun=bit-identical ' table.txt
 python3 - <<'PY' > json_check.txt 2>&1
 import json
 r = {x["target"]: x for x in json.load(open("emu.json"))["results"]}

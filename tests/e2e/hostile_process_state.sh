@@ -58,7 +58,7 @@ expect_true "SIGCHLD ignored: embed wrote the object" test -s "$work/chld.o"
 expect_exact "SIGCHLD ignored: qualify" 0 "" \
   "${sigchld_ignored[@]}" "$tesserac" qualify "$work/ref.tfat" --receipts-out "$work/chld-receipts"
 expect_true "SIGCHLD ignored: qualify wrote its receipt" test -s "$(ls "$work"/chld-receipts/*.receipt.toml)"
-expect_exact "SIGCHLD ignored: admit" 0 "tesserac: 1 receipt attached, 0 matched no variant" \
+expect_exact "SIGCHLD ignored: admit" 0 "tesserac: 1 receipt attached to $work/chld-admitted.tfat, 0 matched no variant" \
   "${sigchld_ignored[@]}" "$tesserac" admit "$work/ref.tfat" --receipts "$work/chld-receipts" --require-receipts \
   -o "$work/chld-admitted.tfat"
 expect_true "SIGCHLD ignored: admit wrote an archive" verifies "$work/chld-admitted.tfat"
@@ -89,7 +89,7 @@ expect_true "stdout closed: embed wrote the object" cmp -s "$work/closed.o" "$wo
 expect_exact "stdout closed: qualify" 3 "$closed" \
   "${stdout_closed[@]}" "$tesserac" qualify "$work/ref.tfat" --receipts-out "$work/closed-receipts"
 expect_true "stdout closed: qualify still wrote its receipt" test -s "$(ls "$work"/closed-receipts/*.receipt.toml)"
-expect_exact "stdout closed: admit" 0 "tesserac: 1 receipt attached, 0 matched no variant" \
+expect_exact "stdout closed: admit" 0 "tesserac: 1 receipt attached to $work/closed-admitted.tfat, 0 matched no variant" \
   "${stdout_closed[@]}" "$tesserac" admit "$work/ref.tfat" --receipts "$work/chld-receipts" -o "$work/closed-admitted.tfat"
 expect_true "stdout closed: admit wrote the same archive" cmp -s "$work/closed-admitted.tfat" "$work/chld-admitted.tfat"
 expect_exact "stdout closed: targets" 3 "$closed" "${stdout_closed[@]}" "$tesserac" targets

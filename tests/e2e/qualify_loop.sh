@@ -41,7 +41,7 @@ TSR_REQUIRE_QUALIFIED=1 ./policy_launch k.tfat > policy.txt; rc=$?
 expect_true "the policy refuses an archive without receipts" test $rc = 1
 expect_true "NOT_QUALIFIED names the kernel" grep -q '^ew_add_f32: not qualified: ' policy.txt || cat policy.txt
 expect "admit --require-receipts --trusted-keys" 0 \
-  "tesserac: $((2 * ntiers)) receipts attached, 0 matched no variant" \
+  "tesserac: $((2 * ntiers)) receipts attached to q.tfat, 0 matched no variant" \
   "$tesserac" admit k.tfat --receipts receipts --require-receipts --trusted-keys signer.pub -o q.tfat
 expect "the admitted archive verifies" 0 "" "$tesserac" verify q.tfat
 TSR_REQUIRE_QUALIFIED=1 ./policy_launch q.tfat > policy.txt; rc=$?

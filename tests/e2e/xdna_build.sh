@@ -37,4 +37,18 @@ expect "a kernel outside the manifest is refused by name when xdna is asked for"
   "$tesserac" build s.yaml -t xdna:npu1 -o d.tfat -q
 expect_true "by default it is an unsupported NOT_RUN row and the build goes on" bash -c \
   "$tesserac build s.yaml -t x86:v2 -o e.tfat -q && $tesserac build s.yaml -o f.tfat 2>/dev/null | grep -q '^ew_add_f32  xdna:npu1    NOT_RUN .* target does not support this kernel: kernel .ew_add_f32. is not in the xdna manifest'"
+# The manifest's description, which every such row's reason ends with, is
+# printed once under the table as a note the rows refer to.
+cp "$src/specs/rmsnorm_f32.yaml" r.yaml
+expect "xdna rows of two kernels outside the manifest" 0 "" "$tesserac" test s.yaml r.yaml -t xdna:npu1,xdna:npu4
+expect_true "each row names its own mismatch and refers to note [1]; the note is printed once" python3 - out.txt <<'PY'
+import re, sys
+lines = open(sys.argv[1]).read().splitlines()
+rows = [l for l in lines if " NOT_RUN " in l]
+assert len(rows) == 4, lines
+assert all(re.search(r"is not in the xdna manifest \(.*\); see \[1\]$", r) for r in rows), rows
+notes = [l for l in lines if l.startswith("[")]
+assert len(notes) == 1 and notes[0].startswith("[1] the NPU runs only: bf16_add_1024: "), notes
+assert sum(l.count("the NPU runs only") for l in lines) == 1, lines
+PY
 finish

@@ -1,12 +1,15 @@
 // A single pass over raw TOML text (TOML 1.0) that tracks only what nests:
 // keys and their parts, table headers, arrays and inline tables, and skips
-// strings and comments so that brackets inside them do not count. It keeps
-// no stack of its own beyond the open arrays and inline tables of one value,
-// and recurses nowhere, so any input up to the receipt size limit is scanned
-// in one linear pass.
+// strings and comments so that brackets inside them do not count, and the
+// paths of arrays of tables, whose elements add a level to any header that
+// goes through them. It recurses nowhere: any input up to the receipt size
+// limit is scanned in one pass.
 #include "document/toml_limits.h"
 
+#include <cstdint>
 #include <optional>
+#include <set>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -15,6 +18,64 @@ namespace {
 
 bool is_bare_key_char(char c) {
   return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
+}
+
+void append_utf8(uint32_t cp, std::string& out) {
+  if (cp < 0x80) {
+    out += static_cast<char>(cp);
+  } else if (cp < 0x800) {
+    out += static_cast<char>(0xC0 | (cp >> 6));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  } else if (cp < 0x10000) {
+    out += static_cast<char>(0xE0 | (cp >> 12));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  } else {
+    out += static_cast<char>(0xF0 | (cp >> 18));
+    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  }
+}
+
+int hex_value(char h) {
+  if (h >= '0' && h <= '9') return h - '0';
+  if (h >= 'a' && h <= 'f') return h - 'a' + 10;
+  if (h >= 'A' && h <= 'F') return h - 'A' + 10;
+  return -1;
+}
+
+// A basic string's value, so that "a", 'a', a and "\u0061" name one key.
+// Escapes toml++ would refuse are kept as written: it stops at them anyway.
+std::string unescaped(std::string_view raw) {
+  std::string out;
+  for (size_t i = 0; i < raw.size(); ++i) {
+    if (raw[i] != '\\' || i + 1 == raw.size()) {
+      out += raw[i];
+      continue;
+    }
+    const char e = raw[i + 1];
+    const size_t digits = e == 'u' ? 4 : e == 'U' ? 8 : 0;
+    if (digits && i + 2 + digits <= raw.size()) {
+      uint32_t cp = 0;
+      bool hex = true;
+      for (size_t k = 0; k < digits; ++k) {
+        const int v = hex_value(raw[i + 2 + k]);
+        hex = hex && v >= 0;
+        cp = cp * 16 + static_cast<uint32_t>(v < 0 ? 0 : v);
+      }
+      if (hex && cp <= 0x10FFFF) {
+        append_utf8(cp, out);
+        i += 1 + digits;
+        continue;
+      }
+    }
+    const char* simple = e == 'b' ? "\b" : e == 't' ? "\t" : e == 'n' ? "\n" : e == 'f' ? "\f" : e == 'r' ? "\r" : nullptr;
+    if (simple) out += simple;
+    else out += e;   // \" and \\ (anything else: toml++ refuses the file)
+    ++i;
+  }
+  return out;
 }
 
 std::string deeper_than_toml_limit_message() {
@@ -35,10 +96,10 @@ class ShapeScanner {
         const size_t at = pos_;
         const bool array_of_tables = peek(1) == '[';
         pos_ += array_of_tables ? 2 : 1;
-        const Key k = key("table header");
+        std::vector<std::string> path;
+        key("table header", &path);
         if (error_) break;
-        // [[a.b]]: b is an array at the header's depth, each [[a.b]] a table in it.
-        const int level = k.parts + (array_of_tables ? 1 : 0);
+        const int level = header_level(path, array_of_tables);
         if (level > kMaxTomlDepth) fail(at, deeper_than_toml_limit_message());
         table_level = level;
         skip_line();   // the closing bracket and a comment; anything else is toml++'s to report
@@ -122,21 +183,47 @@ class ShapeScanner {
     }
   }
 
-  // A bare, quoted or dotted key; parts == 0 where none starts here.
-  Key key(const char* what) {
+  // Each part of a header is a table one level down, and so is the element
+  // of an array of tables on the way: after [[a]], [a.b] puts b at level 3
+  // (a, its last element, b); [[a.b]] is an array at the header's level
+  // holding a table one further.
+  int header_level(const std::vector<std::string>& path, bool array_of_tables) {
+    int level = 0;
+    std::vector<std::string> prefix;
+    for (size_t i = 0; i < path.size(); ++i) {
+      prefix.push_back(path[i]);
+      ++level;
+      if (i + 1 < path.size() && arrays_of_tables_.count(prefix)) ++level;
+    }
+    if (array_of_tables) {
+      arrays_of_tables_.insert(path);
+      ++level;
+    }
+    return level;
+  }
+
+  // A bare, quoted or dotted key; parts == 0 where none starts here. With
+  // `names`, each part's name as toml++ reads it.
+  Key key(const char* what, std::vector<std::string>* names = nullptr) {
     skip_blanks();
     Key k{pos_, 0};
     for (;;) {
       skip_blanks();
       const size_t begin = pos_;
       size_t length = 0;
-      if (peek() == '"' || peek() == '\'') {
+      const char quote = peek();
+      if (quote == '"' || quote == '\'') {
         skip_string();
         length = pos_ - begin >= 2 ? pos_ - begin - 2 : 0;
+        if (names) {
+          const std::string_view raw = std::string_view(text_).substr(begin + 1, length);
+          names->push_back(quote == '"' ? unescaped(raw) : std::string(raw));
+        }
       } else {
         while (is_bare_key_char(peek())) ++pos_;
         length = pos_ - begin;
         if (length == 0) break;
+        if (names) names->push_back(text_.substr(begin, length));
       }
       ++k.parts;
       if (length > kMaxTomlKeyBytes) {
@@ -235,6 +322,7 @@ class ShapeScanner {
 
   const std::string& text_;
   size_t pos_ = 0;
+  std::set<std::vector<std::string>> arrays_of_tables_;   // the paths of [[...]] headers seen
   std::optional<std::pair<size_t, std::string>> error_;
 };
 

@@ -70,6 +70,14 @@ TEST(TomlLimits, DepthFromKeysAndContainersTogether) {
   // [[31 parts]]: the array at 31, its table at 32; one more part goes over.
   EXPECT_TRUE(shape_ok("[[" + dotted(31) + "]]\nx = 1\n"));
   EXPECT_FALSE(shape_ok("[[" + dotted(32) + "]]\nx = 1\n"));
+  // Each array of tables on a header's path adds its element's level, however
+  // the part is spelled; libFuzzer found the scan counting parts only.
+  EXPECT_TRUE(shape_ok("[[" + dotted(15) + "]]\n[[" + dotted(30) + "]]\n"));
+  EXPECT_FALSE(shape_ok("[[" + dotted(15) + "]]\n[[" + dotted(31) + "]]\n", &rendered));
+  EXPECT_EQ(rendered.substr(0, rendered.find('\n')), "t.toml:2:1: error: TOML nested more than 32 levels deep");
+  EXPECT_TRUE(shape_ok("[[a]]\n[[\"a\".'a'.\"\\u0061\"]]\n[" + dotted(30) + "]\n"));   // 32 levels
+  EXPECT_FALSE(shape_ok("[[a]]\n[[\"a\".'a'.\"\\u0061\"]]\n[" + dotted(31) + "]\n"));
+  EXPECT_TRUE(shape_ok("[[a]]\n[[b.a]]\n[" + dotted(31) + "]\n"));
   // An array of 32 nested arrays under a top-level key: levels 1 to 32.
   EXPECT_TRUE(shape_ok("x = " + repeated("[", 32) + repeated("]", 32) + "\n"));
   EXPECT_FALSE(shape_ok("x = " + repeated("[", 33) + repeated("]", 33) + "\n", &rendered));

@@ -5,8 +5,8 @@
 # are not built (what run-demo.sh left before it built tesserart as well)
 # stops `cmake --install` with the command to run, not CMake's
 # "file INSTALL cannot find".
-# The tests-off tree is built only with TESSERAC_E2E_INSTALL_BUILD=1 (about
-# 3 CPU minutes without ccache); otherwise its configure step is checked and
+# The tests-off tree is built only with TESSERAC_E2E_INSTALL_BUILD=1 (311 s
+# of CPU without ccache); otherwise its configure step is checked and
 # this build's own tree is installed instead.
 # usage: install_without_tests.sh TESSERAC SOURCE_DIR BUILD_DIR   (exit 77: skipped)
 set -u

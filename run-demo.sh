@@ -9,7 +9,8 @@ set -euo pipefail
 cd "$(dirname "$0")"
 packaging/install-deps.sh
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-cmake --build build --target tesserac
+# tesserart too, so that `cmake --install build --prefix DIR` works afterwards.
+cmake --build build --target tesserac tesserart
 echo
 ./build/tesserac targets
 echo

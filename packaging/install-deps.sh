@@ -16,6 +16,8 @@ packages=(
   # xdna target (issue 13): XRT 2.13's xclbin headers and reader, libuuid
   libxrt-dev uuid-dev
   python3
+  # the .deb is checked with lintian (tests/e2e/package_deb.sh)
+  lintian
 )
 
 missing=()

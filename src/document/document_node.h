@@ -35,7 +35,7 @@ struct DocNode {
   bool is_map() const { return kind == NodeKind::map; }
   bool is_list() const { return kind == NodeKind::list; }
   bool is_scalar() const { return kind == NodeKind::scalar; }
-  size_t size() const { return is_map() ? entries.size() : items.size(); }
+  size_t size() const;
 };
 
 // A map entry. YAML keys may be any node (`[a]: 1`); codecs refuse those.
@@ -43,6 +43,10 @@ struct DocEntry {
   DocNode key;
   DocNode value;
 };
+
+// Defined once DocEntry is complete: clang with libstdc++ 12 refuses
+// vector<DocEntry>::size() on the incomplete type inside DocNode.
+inline size_t DocNode::size() const { return is_map() ? entries.size() : items.size(); }
 
 // "a map", "a list", "nothing", "a scalar" (YAML text), "a string",
 // "an integer", "a float", "a boolean", "a date-time": what a message says it got.

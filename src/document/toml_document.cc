@@ -7,6 +7,7 @@
 #include <tuple>
 
 #include "document/scalar_text.h"
+#include "document/toml_limits.h"
 
 namespace tsr {
 namespace {
@@ -75,7 +76,8 @@ void fill_scalar(const toml::node& node, DocNode& out) {
   }
 }
 
-// Recursion is bounded by toml++'s own nesting limit (TOML_MAX_NESTED_VALUES).
+// Recursion is bounded by check_toml_shape (kMaxTomlDepth): toml++ limits only
+// nested arrays and inline tables, not the tables of dotted keys and headers.
 void build(const toml::node& node, const std::string& file, DocNode& out) {
   out.location = location_of(file, node.source());
   if (const toml::table* table = node.as_table()) {
@@ -104,6 +106,7 @@ void build(const toml::node& node, const std::string& file, DocNode& out) {
 
 std::optional<DocNode> parse_toml_document(const std::string& text, const std::string& file,
                                            DiagnosticEngine& diag) {
+  if (!check_toml_shape(text, file, diag)) return std::nullopt;
   try {
     const toml::table root = toml::parse(text, file);
     DocNode tree;

@@ -47,7 +47,12 @@ Expected<std::vector<LoadedReceipt>> load_receipts(const std::vector<std::string
   if (!files) return files.take_error();
   for (const std::string& file : *files) {
     Expected<std::string> bytes = read_input_file(file, kMaxReceiptFileBytes, "receipt file");
-    if (!bytes) return invalid_input(file + ": " + bytes.error().message());
+    if (!bytes) {
+      // `file: error: ...` like a spec that cannot be read (an oversize file is never read whole).
+      diag.error(SourceLocation{file, 0, 0}, bytes.error().message());
+      if (first_refused.empty()) first_refused = file;
+      continue;
+    }
     if (trusted) {
       // The signature first (in-toto/DSSE order): nothing of an unverified receipt is parsed.
       Expected<SplitReceipt> split = split_receipt_signature(*bytes);

@@ -30,7 +30,8 @@ c++ -std=c++20 -O2 -I"$ROOT/src" -I"$ROOT" -I"$ROOT/runtime-stub/include" -I"$BU
   "$BUILD/libtesserac_core.a" "$BUILD/libtesserart.a" "$LIBDIR/libyaml-cpp.a" "$LIBDIR/libcrypto.a" \
   $TOML -ldl -lpthread -Wl,-rpath,'$ORIGIN/../lib'
 
-cp -L "$BUILD/libtesserart.so" "$CARRY/lib/"
+# libtesserart.so.0.1.0 with its soname link and the link-time name.
+cp -P "$BUILD"/libtesserart.so* "$CARRY/lib/"
 [ -e "$LIBDIR/libtomlplusplus.so.3" ] && cp -L "$LIBDIR/libtomlplusplus.so.3" "$CARRY/lib/"
 # The host's libstdc++ is preferred (ours needs glibc 2.36); lib-compat is the
 # fallback cuda_check.sh uses when the host's is older than GCC 12's.

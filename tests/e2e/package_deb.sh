@@ -4,10 +4,12 @@
 # compiler, libtesserart, its headers, the CMake package and the pkg-config
 # file under /usr, and, extracted into a scratch root, builds and runs
 # examples/cmake (find_package from the root) and a pkg-config program.
+# lintian finds no error and no warning in it (overrides only in
+# packaging/debian/lintian-overrides, each with its reason).
 # usage: package_deb.sh TESSERAC SOURCE_DIR BUILD_DIR   (exit 77: skipped)
 set -u
 tesserac=$1; src=$2; build=$3
-for tool in cpack dpkg-deb cmake cc pkg-config; do
+for tool in cpack dpkg-deb cmake cc pkg-config readelf gzip; do
   command -v $tool > /dev/null || { echo "SKIP: $tool not installed"; exit 77; }
 done
 [ -f "$build/CPackConfig.cmake" ] || { echo "SKIP: $build/CPackConfig.cmake missing"; exit 77; }
@@ -35,16 +37,44 @@ dpkg-deb -f "$deb" Package Version Architecture > "$work/fields.txt"
 dpkg-deb -f "$deb" Depends | grep -q "libyaml-cpp" && ok "Depends from dpkg-shlibdeps ($(dpkg-deb -f "$deb" Depends | cut -c1-60)...)" ||
   bad "Depends lacks the compiler's shared libraries"
 dpkg-deb -c "$deb" > "$work/list.txt"
-for f in ./usr/bin/tesserac ./usr/lib/libtesserart.so ./usr/lib/libtesserart.a ./usr/include/tesserart.h \
-         ./usr/include/tesserart_kernel.h ./usr/lib/cmake/tesserac/tesseracConfig.cmake ./usr/lib/pkgconfig/tesserart.pc; do
+for f in ./usr/bin/tesserac ./usr/lib/libtesserart.so.0.1.0 ./usr/lib/libtesserart.a ./usr/include/tesserart.h \
+         ./usr/include/tesserart_kernel.h ./usr/lib/cmake/tesserac/tesseracConfig.cmake ./usr/lib/pkgconfig/tesserart.pc \
+         ./usr/share/doc/tesserac/copyright ./usr/share/doc/tesserac/changelog.gz ./usr/share/man/man1/tesserac.1.gz \
+         ./usr/share/lintian/overrides/tesserac; do
   grep -q " $f\$" "$work/list.txt" || bad "package lacks $f"
 done
+grep -q " ./usr/lib/libtesserart.so.0.1 -> libtesserart.so.0.1.0\$" "$work/list.txt" &&
+  grep -q " ./usr/lib/libtesserart.so -> libtesserart.so.0.1\$" "$work/list.txt" &&
+  ok "libtesserart.so.0.1.0 with its soname link and the link-time name" || bad "libtesserart links"
+dpkg-deb --ctrl-tarfile "$deb" | tar -xO ./triggers 2> /dev/null | grep -qx "activate-noawait ldconfig" &&
+  ok "the ldconfig trigger" || bad "no ldconfig trigger"
+dpkg-deb --ctrl-tarfile "$deb" | tar -xO ./shlibs 2> /dev/null | grep -qx "libtesserart 0.1 tesserac (= $version)" &&
+  ok "shlibs: libtesserart 0.1" || bad "shlibs"
+[ "$(dpkg-deb -f "$deb" Maintainer)" = "tesserac maintainers <maintainers@tesserac.dev>" ] && ok "maintainer address" ||
+  bad "maintainer: $(dpkg-deb -f "$deb" Maintainer)"
+dpkg-deb -f "$deb" Description | grep -q "CUDA" && dpkg-deb -f "$deb" Description | grep -q "HIP" &&
+  dpkg-deb -f "$deb" Description | grep -q "XDNA" && ok "the description names CUDA, HIP and XDNA" || bad "description"
+[ "$(dpkg-deb -f "$deb" Recommends)" = "clang-14, lld-14, clang-15, lld-15" ] && ok "Recommends the x86 and HIP compilers" ||
+  bad "Recommends: $(dpkg-deb -f "$deb" Recommends)"
+if command -v lintian > /dev/null; then
+  # Every tag is printed (info and overridden ones too); errors and warnings fail.
+  lintian --fail-on error,warning "$deb" > "$work/out.txt" 2>&1; rc=$?
+  lintian --display-info --show-overrides "$deb" 2> /dev/null | sed 's/^/     /'
+  [ $rc = 0 ] && ok "lintian --fail-on error,warning" || bad "lintian (exit $rc)"
+else
+  bad "lintian not installed (packaging/install-deps.sh installs it)"
+fi
 awk '{print $4, $5}' "$work/list.txt" | grep -vq "^2025-12-01 00:00$" && bad "a timestamp is not SOURCE_DATE_EPOCH" ||
   ok "every timestamp is SOURCE_DATE_EPOCH"
 
 root=$work/root
 dpkg-deb -x "$deb" "$root" && ok "extracted into a scratch root" || bad "dpkg-deb -x"
 [ "$("$root/usr/bin/tesserac" --version)" = "$("$tesserac" --version)" ] && ok "packaged tesserac runs" || bad "packaged tesserac"
+readelf -d "$root/usr/lib/libtesserart.so.0.1.0" | grep -q 'SONAME.*\[libtesserart\.so\.0\.1\]' &&
+  ok "SONAME libtesserart.so.0.1" || bad "SONAME"
+gzip -dc "$root/usr/share/doc/tesserac/changelog.gz" | head -1 | grep -q "^tesserac ($version) " &&
+  ok "changelog.gz names $version" || bad "changelog.gz"
+gzip -dc "$root/usr/share/man/man1/tesserac.1.gz" | grep -q '^\.TH TESSERAC 1 ' && ok "tesserac(1)" || bad "man page"
 
 cat > "$work/pc.c" << 'EOF'
 #include <stdio.h>

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "oracle/budget.h"
+#include "oracle/route_trials.h"
 #include "targets/target.h"
 
 namespace tsr {
@@ -41,6 +42,9 @@ struct OracleOptions {
   uint64_t seed = 0x7e55e7ac;   // printed and stored with every verdict
   // Launches of the largest trial timed after a pass (0: none), for receipts.
   int timed_launches = 0;
+  // Trials run after the standard ones (the arbiter's bucket shapes). A
+  // variant whose metadata declares routes adds its own route trials too.
+  std::vector<ShapeTrial> extra_trials;
   // Test hook: corrupts the launch outputs after the kernel ran (mutation tests).
   std::function<void(LaunchArgs&)> corrupt_outputs;
 };

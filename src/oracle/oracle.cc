@@ -200,6 +200,7 @@ OracleReport run_trials(const KernelSpec& spec, const Target& target, const Arti
     }
     if (options.corrupt_outputs) options.corrupt_outputs(trial.args);
     ++report.trials;
+    report.trial_shapes.push_back(trial.scalars);
     if (const std::string violation = memory_violation(abi, trial); !violation.empty()) {
       report.verdict = Verdict::fail;
       report.reason = trial_name + ": " + violation;

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
 
 #include "oracle/budget.h"
@@ -31,6 +32,7 @@ struct OracleReport {
   Budget budget;
   uint64_t seed = 0;
   int trials = 0;
+  std::vector<std::map<std::string, int64_t>> trial_shapes;   // the runtime scalars of each trial run, in order
   bool determinism_checked = false;
   // After a pass, with OracleOptions::timed_launches: the median wall time
   // of that many launches of the largest trial (receipts record it).

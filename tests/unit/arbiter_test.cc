@@ -4,6 +4,7 @@
 // the stub follows, and the tuning cache's hits and invalidation.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 
 #include "arbiter/arbiter.h"
@@ -220,6 +221,12 @@ TEST_F(Arbiter, CandidateWrongOnlyInTheLastBucketIsNeverRouted) {
   const OracleReport final_check = run_oracle(spec, **routed, *o->artifact);
   EXPECT_EQ(final_check.verdict, Verdict::pass) << final_check.reason;
   EXPECT_GT(final_check.trials, kTrialCount);
+  // Inside the last bucket and at its timed shape, as a receipt lists them.
+  ASSERT_EQ(final_check.trial_shapes.size(), static_cast<size_t>(final_check.trials));
+  std::vector<int64_t> ms;
+  for (const auto& shape : final_check.trial_shapes) ms.push_back(shape.at("M"));
+  EXPECT_NE(std::find(ms.begin(), ms.end(), 513), ms.end());
+  EXPECT_NE(std::find(ms.begin(), ms.end(), 1024), ms.end());
 }
 
 // The final check of a routed variant on its own: route M>256 runs an entry

@@ -15,6 +15,7 @@
 #include "driver/compile.h"
 #include "driver/stub_routed_target.h"
 #include "identity/identity.h"
+#include "oracle/route_trials.h"
 #include "support/sha256.h"
 #include "targets/registry.h"
 #include "tesserart.h"
@@ -27,6 +28,7 @@ const char* candidate_outcome_name(CandidateOutcome o) {
     case CandidateOutcome::failed: return "dropped: oracle FAIL";
     case CandidateOutcome::nondeterministic: return "dropped: nondeterministic";
     case CandidateOutcome::not_run: return "not run";
+    case CandidateOutcome::looser_budget: return "dropped: budget looser than the spec's";
   }
   return "?";
 }
@@ -138,9 +140,13 @@ std::map<std::string, std::string> tune_metadata(const KernelSpec& spec, const T
   m["tune.workers"] = std::to_string(o.workers);
   m["tune.rounds"] = std::to_string(o.rounds);
   m["tune.method"] = o.method;
-  for (size_t b = 0; b < o.buckets.buckets.size(); ++b)
+  for (size_t b = 0; b < o.buckets.buckets.size(); ++b) {
     m["tune.bucket." + std::to_string(b)] =
         o.buckets.buckets[b].label + " at " + bucket_shape_text(spec, o.buckets.buckets[b]);
+    // What the oracle reruns the bucket's route at (oracle/route_trials.h).
+    if (const std::string scalars = scalars_text(spec, o.buckets.buckets[b].scalars); !scalars.empty())
+      m["tune.scalars." + std::to_string(b)] = scalars;
+  }
   for (const CandidateResult& c : o.candidates) {
     char errs[160];
     std::snprintf(errs, sizeof errs, "max_abs_err=%.3g max_rel_err=%.3g budget atol=%.3g rtol=%.3g", c.max_abs_err,
@@ -161,9 +167,33 @@ std::map<std::string, std::string> tune_metadata(const KernelSpec& spec, const T
   return m;
 }
 
+// A candidate whose declared budget admits an output the spec's does not is
+// refused before anything runs: judged by its own budget, it could pass
+// and win a bucket the spec's budget would fail. Componentwise is exact:
+// atol_c + rtol_c|r| <= atol_s + rtol_s|r| for every |r| >= 0 iff both terms are.
+void refuse_looser_budget(const KernelSpec& spec, const Candidate& c, CandidateResult& r) {
+  const Budget mine = declared_budget(as_declared(spec, c.accuracy(), c.determinism()));
+  const Budget theirs = declared_budget(spec);
+  if (mine.atol <= theirs.atol && mine.rtol <= theirs.rtol) return;
+  char why[200];
+  std::snprintf(why, sizeof why, "declares atol %.3g rtol %.3g, looser than the spec's atol %.3g rtol %.3g", mine.atol,
+                mine.rtol, theirs.atol, theirs.rtol);
+  r.outcome = CandidateOutcome::looser_budget;
+  r.verdict = "NOT_RUN";
+  r.reason = why;
+  r.budget_atol = mine.atol;
+  r.budget_rtol = mine.rtol;
+}
+
 // Oracle, determinism filter and measurement of every candidate.
 Status judge_and_measure(const KernelSpec& spec, const Target& target, const TargetName& name,
                          const TuneOptions& options, std::vector<Working>& work, TuneOutcome& out) {
+  // Any candidate may be routed in any bucket: each must pass inside every
+  // bucket and at every shape it is timed at, not only the standard trials.
+  std::vector<std::string> labels;
+  std::vector<std::map<std::string, int64_t>> timed;
+  for (const TuneBucket& b : out.buckets.buckets) labels.push_back(b.label), timed.push_back(b.scalars);
+  const std::vector<ShapeTrial> bucket_shapes = bucket_trials(spec, out.buckets.dim, out.buckets.bounds, labels, timed);
   for (Working& w : work) {
     CandidateResult& r = w.result;
     if (!w.artifact) continue;   // not built: not run, and why, is already recorded
@@ -186,6 +216,7 @@ Status judge_and_measure(const KernelSpec& spec, const Target& target, const Tar
     }
     OracleOptions oracle_options;
     oracle_options.seed = options.seed;
+    oracle_options.extra_trials = bucket_shapes;
     record_oracle(r, run_oracle(declared, **routed, *w.artifact, oracle_options));
     if (r.verdict == "PASS") r.outcome = CandidateOutcome::measured;
   }
@@ -342,6 +373,7 @@ Expected<TuneOutcome> tune_kernel(const KernelSpec& spec, const TargetName& name
     if (!c.applies_to(name)) continue;
     Working w;
     w.declared = &c;
+    refuse_looser_budget(spec, c, w.result);
     if (c.kind == Candidate::Kind::kernel_call) {
       w.result.name = "kernel_call:" + c.call.callee;
       w.result.kind = "kernel_call";
@@ -352,6 +384,8 @@ Expected<TuneOutcome> tune_kernel(const KernelSpec& spec, const TargetName& name
       w.result.name = "inline_ptx:" + std::to_string(c.ptx_index);
       w.result.kind = "inline_ptx";
       w.result.tier = "hand_tuned";
+    }
+    if (w.result.kind == "inline_ptx" && w.result.outcome != CandidateOutcome::looser_budget) {
       w.result.outcome = CandidateOutcome::not_run;
       w.result.verdict = "NOT_RUN";
       w.result.reason = "inline_ptx candidates are not run by this version of the arbiter (docs/arbiter.md)";
@@ -380,6 +414,7 @@ Expected<TuneOutcome> tune_kernel(const KernelSpec& spec, const TargetName& name
   key.toolchain = target->toolchain().version;
   key.workers = tsr_executor_worker_count();
   key.method = options.measure.describe();
+  key.oracle_seed = options.seed;
   std::optional<Artifact> base;
   for (Working& w : work) {
     CandidateResult& r = w.result;
@@ -391,6 +426,8 @@ Expected<TuneOutcome> tune_kernel(const KernelSpec& spec, const TargetName& name
       r.version = "sha256 " + sha256_hex(art->bytes.data(), art->bytes.size());
       w.artifact = std::move(*art);
       if (!base) base = w.artifact;
+    } else if (r.kind == "kernel_call" && r.outcome == CandidateOutcome::looser_budget) {
+      r.version = "not probed";
     } else if (r.kind == "kernel_call") {
       const DelegateEntry* d = find_delegate(spec.family, name.kind, r.callee);
       if (!d) return invalid_input("internal: '" + r.callee + "' passed the verifier but is not in the delegate table");
@@ -408,7 +445,7 @@ Expected<TuneOutcome> tune_kernel(const KernelSpec& spec, const TargetName& name
   }
   if (!base) return toolchain_error("no generated candidate for " + spec.name + " on " + name.str());
   for (Working& w : work)
-    if (w.result.kind == "kernel_call" && w.result.reason.empty())   // its library was found
+    if (w.result.kind == "kernel_call" && w.result.reason.empty())   // its library was found, its budget fits
       w.artifact = delegate_artifact(spec, *base, w.result.callee);
   out.workers = key.workers;
   out.cache_key = tuning_cache_key(key);

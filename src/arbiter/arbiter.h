@@ -29,7 +29,7 @@ namespace tsr {
 class CompileCache;
 class BuildProgress;
 
-inline constexpr const char* kTuneFormat = "tesserac-tune-2";
+inline constexpr const char* kTuneFormat = "tesserac-tune-3";
 
 struct TuneOptions {
   MeasurePlan measure;   // rounds, sample, warm-up, settle (arbiter/measure.h)
@@ -41,7 +41,7 @@ struct TuneOptions {
   std::vector<std::pair<std::string, std::function<std::string(const std::string& suffix)>>> injected;
 };
 
-enum class CandidateOutcome { measured, failed, nondeterministic, not_run };
+enum class CandidateOutcome { measured, failed, nondeterministic, not_run, looser_budget };
 const char* candidate_outcome_name(CandidateOutcome o);   // "measured", "dropped: FAIL", ...
 
 struct CandidateResult {

@@ -23,6 +23,7 @@ ordered_json fields_json(const TuningKeyFields& f) {
   for (const auto& [name, version] : f.candidates) j["candidates"].push_back({name, version});
   j["workers"] = f.workers;
   j["method"] = f.method;
+  j["oracle_seed"] = std::to_string(f.oracle_seed);   // a string: JSON numbers lose u64 precision in some readers
   return j;
 }
 
@@ -75,7 +76,7 @@ std::optional<TuneOutcome> deserialize_tuning(const std::string& text) {
       c.generated = jc.at("generated").get<std::string>();
       c.tunables = jc.at("tunables").get<std::map<std::string, std::string>>();
       const int outcome = jc.at("outcome").get<int>();
-      if (outcome < 0 || outcome > static_cast<int>(CandidateOutcome::not_run)) return std::nullopt;
+      if (outcome < 0 || outcome > static_cast<int>(CandidateOutcome::looser_budget)) return std::nullopt;
       c.outcome = static_cast<CandidateOutcome>(outcome);
       c.reason = jc.at("reason").get<std::string>();
       c.verdict = jc.at("verdict").get<std::string>();

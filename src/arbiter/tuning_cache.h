@@ -23,6 +23,7 @@ struct TuningKeyFields {
   std::vector<std::pair<std::string, std::string>> candidates;   // name -> artifact SHA-256 or library version
   uint32_t workers = 0;
   std::string method;              // MeasurePlan::describe(): rounds, sample, warm-up, settle
+  uint64_t oracle_seed = 0;        // the seed every candidate's oracle verdict was drawn with
 };
 
 std::string tuning_cache_key(const TuningKeyFields& fields);

@@ -8,6 +8,7 @@
 #include "oracle/compare.h"
 #include "oracle/input_generator.h"
 #include "oracle/reference.h"
+#include "oracle/route_trials.h"
 #include "support/half.h"
 
 namespace tsr {
@@ -44,9 +45,25 @@ struct Trial {
 // kernel storing one repeated value cannot happen to write it back.
 uint8_t canary(size_t i) { return static_cast<uint8_t>(0xA5 ^ (i * 0x3B)); }
 
-Trial make_trial(const KernelSpec& spec, const KernelAbi& abi, int index, uint64_t seed) {
+// What trial `index` runs: the standard trials first (trial_scalars), then
+// the route trials, whose distributions continue the cycle.
+struct TrialShape {
+  std::string label;   // empty for a standard trial
+  std::map<std::string, int64_t> scalars;
+  Distribution distribution;
+};
+
+std::vector<TrialShape> trial_shapes(const KernelSpec& spec, const std::vector<ShapeTrial>& routes) {
+  std::vector<TrialShape> out;
+  for (int i = 0; i < kTrialCount; ++i) out.push_back({"", trial_scalars(spec, i), trial_distribution(i)});
+  for (const ShapeTrial& r : routes)
+    out.push_back({r.label, r.scalars, trial_distribution(static_cast<int>(out.size()))});
+  return out;
+}
+
+Trial make_trial(const KernelSpec& spec, const KernelAbi& abi, const TrialShape& shape, int index, uint64_t seed) {
   Trial t;
-  t.scalars = trial_scalars(spec, index);
+  t.scalars = shape.scalars;
   t.args.guard_bytes = kGuardBytes;
   Rng rng(seed + 0x1000u * static_cast<uint64_t>(index));
   for (const Binding* b : abi.buffers()) {
@@ -56,7 +73,7 @@ Trial make_trial(const KernelSpec& spec, const KernelAbi& abi, int index, uint64
     for (size_t i = 0; i < kGuardBytes; ++i) bytes[i] = bytes[kGuardBytes + payload + i] = canary(i);
     uint8_t* data = bytes.data() + kGuardBytes;
     if (b->role == Role::input) {
-      std::vector<double> values = generate_values(spec, b->name, count, trial_distribution(index), t.scalars, rng);
+      std::vector<double> values = generate_values(spec, b->name, count, shape.distribution, t.scalars, rng);
       for (int64_t i = 0; i < count; ++i) store_element(data, b->dtype, i, values[static_cast<size_t>(i)]);
       t.inputs.push_back(std::move(values));
       t.input_bytes.emplace_back(data, data + payload);
@@ -121,9 +138,8 @@ std::string format_double(double v) {
 
 namespace {
 
-// Bytes the oracle holds for trial i of `spec`.
-double trial_bytes(const KernelSpec& spec, const KernelAbi& abi, int trial) {
-  const std::map<std::string, int64_t> scalars = trial_scalars(spec, trial);
+// Bytes the oracle holds for one trial of `spec` at `scalars`.
+double trial_bytes(const KernelSpec& spec, const KernelAbi& abi, const std::map<std::string, int64_t>& scalars) {
   double bytes = 0.0;
   for (const Binding* b : abi.buffers()) {
     double count = 1.0;   // in double: static extents may multiply past int64
@@ -138,38 +154,44 @@ double trial_bytes(const KernelSpec& spec, const KernelAbi& abi, int trial) {
   return bytes;
 }
 
-// The trial whose buffers are largest: what a latency figure is measured on.
+// The standard trial whose buffers are largest: what a latency figure is measured on.
 int largest_trial(const KernelSpec& spec, const KernelAbi& abi) {
   int best = 0;
   for (int i = 1; i < kTrialCount; ++i)
-    if (trial_bytes(spec, abi, i) > trial_bytes(spec, abi, best)) best = i;
+    if (trial_bytes(spec, abi, trial_scalars(spec, i)) > trial_bytes(spec, abi, trial_scalars(spec, best))) best = i;
   return best;
+}
+
+double largest_bytes(const KernelSpec& spec, const std::vector<TrialShape>& shapes) {
+  const KernelAbi abi = kernel_abi(spec);
+  double most = 0.0;
+  for (const TrialShape& s : shapes) most = std::max(most, trial_bytes(spec, abi, s.scalars));
+  return most;
 }
 
 }  // namespace
 
-double oracle_trial_bytes(const KernelSpec& spec) {
-  const KernelAbi abi = kernel_abi(spec);
-  return trial_bytes(spec, abi, largest_trial(spec, abi));
-}
+double oracle_trial_bytes(const KernelSpec& spec) { return largest_bytes(spec, trial_shapes(spec, {})); }
 
 namespace {
 
 // The trials and the determinism rerun on a present device: PASS or FAIL.
 OracleReport run_trials(const KernelSpec& spec, const Target& target, const Artifact& artifact,
-                        const OracleOptions& options) {
+                        const std::vector<TrialShape>& shapes, const OracleOptions& options) {
   OracleReport report;
   report.seed = options.seed;
   report.budget = effective_budget(spec, target.budget_floor(spec));
   const KernelAbi abi = kernel_abi(spec);
   const size_t output_slot = abi.buffers().size() - 1;   // every family has exactly one output, last
   const DType out_dtype = abi.buffers().back()->dtype;
-  for (int i = 0; i < kTrialCount; ++i) {
-    Trial trial = make_trial(spec, abi, i, options.seed);
+  for (int i = 0; i < static_cast<int>(shapes.size()); ++i) {
+    const TrialShape& shape = shapes[static_cast<size_t>(i)];
+    Trial trial = make_trial(spec, abi, shape, i, options.seed);
     std::string sizes;
     for (const auto& [name, value] : trial.scalars) sizes += " " + name + "=" + std::to_string(value);
     const std::string trial_name = std::string("trial ") + std::to_string(i) + " (" +
-                                   distribution_name(trial_distribution(i)) + (sizes.empty() ? "" : "," + sizes) + ")";
+                                   (shape.label.empty() ? "" : shape.label + ", ") +
+                                   distribution_name(shape.distribution) + (sizes.empty() ? "" : "," + sizes) + ")";
     Status ran = target.run(spec, artifact, trial.args);
     if (!ran.ok()) {
       report.verdict = Verdict::fail;
@@ -178,6 +200,7 @@ OracleReport run_trials(const KernelSpec& spec, const Target& target, const Arti
     }
     if (options.corrupt_outputs) options.corrupt_outputs(trial.args);
     ++report.trials;
+    report.trial_shapes.push_back(trial.scalars);
     if (const std::string violation = memory_violation(abi, trial); !violation.empty()) {
       report.verdict = Verdict::fail;
       report.reason = trial_name + ": " + violation;
@@ -204,7 +227,7 @@ OracleReport run_trials(const KernelSpec& spec, const Target& target, const Arti
     }
     // A kernel claimed deterministic must reproduce its first trial bit for bit.
     if (i == 0 && spec.determinism == Determinism::deterministic) {
-      Trial again = make_trial(spec, abi, i, options.seed);
+      Trial again = make_trial(spec, abi, shape, i, options.seed);
       Status reran = target.run(spec, artifact, again.args);
       if (options.corrupt_outputs) options.corrupt_outputs(again.args);
       report.determinism_checked = true;
@@ -226,7 +249,8 @@ OracleReport run_trials(const KernelSpec& spec, const Target& target, const Arti
 Status time_launches(const KernelSpec& spec, const Target& target, const Artifact& artifact, int launches,
                      uint64_t seed, OracleReport& report) {
   const KernelAbi abi = kernel_abi(spec);
-  Trial trial = make_trial(spec, abi, largest_trial(spec, abi), seed);
+  const int largest = largest_trial(spec, abi);
+  Trial trial = make_trial(spec, abi, {"", trial_scalars(spec, largest), trial_distribution(largest)}, largest, seed);
   std::vector<double> ns;
   for (int i = 0; i < launches; ++i) {
     const auto start = std::chrono::steady_clock::now();
@@ -245,11 +269,22 @@ OracleReport run_oracle(const KernelSpec& spec, const Target& target, const Arti
                         const OracleOptions& options) {
   const DeviceInfo device = target.device(artifact.target.arch);
   if (!device.present) return not_run(device.description, spec, options.seed);
-  if (const double need = oracle_trial_bytes(spec); need > kOracleMemoryBudgetBytes)
+  // A routed variant also runs every bucket's route (oracle/route_trials.h).
+  Expected<std::vector<ShapeTrial>> routes = route_trials(spec, artifact.metadata);
+  if (!routes) {
+    OracleReport bad = not_run("", spec, options.seed);
+    bad.verdict = Verdict::fail;
+    bad.reason = "the variant's routes cannot be checked: " + routes.error().message();
+    return bad;
+  }
+  std::vector<ShapeTrial> extra = options.extra_trials;
+  extra.insert(extra.end(), routes->begin(), routes->end());
+  const std::vector<TrialShape> shapes = trial_shapes(spec, extra);
+  if (const double need = largest_bytes(spec, shapes); need > kOracleMemoryBudgetBytes)
     return not_run("the oracle would hold " + format_bytes(need) + " for one trial of these static extents, above its " +
                        "memory budget of " + format_bytes(kOracleMemoryBudgetBytes),
                    spec, options.seed);
-  OracleReport report = run_trials(spec, target, artifact, options);
+  OracleReport report = run_trials(spec, target, artifact, shapes, options);
   if (report.verdict == Verdict::pass && options.timed_launches > 0)
     if (Status timed = time_launches(spec, target, artifact, options.timed_launches, options.seed, report); !timed.ok()) {
       report.verdict = Verdict::fail;

@@ -5,9 +5,11 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
 
 #include "oracle/budget.h"
+#include "oracle/route_trials.h"
 #include "targets/target.h"
 
 namespace tsr {
@@ -30,6 +32,7 @@ struct OracleReport {
   Budget budget;
   uint64_t seed = 0;
   int trials = 0;
+  std::vector<std::map<std::string, int64_t>> trial_shapes;   // the runtime scalars of each trial run, in order
   bool determinism_checked = false;
   // After a pass, with OracleOptions::timed_launches: the median wall time
   // of that many launches of the largest trial (receipts record it).
@@ -41,6 +44,9 @@ struct OracleOptions {
   uint64_t seed = 0x7e55e7ac;   // printed and stored with every verdict
   // Launches of the largest trial timed after a pass (0: none), for receipts.
   int timed_launches = 0;
+  // Trials run after the standard ones (the arbiter's bucket shapes). A
+  // variant whose metadata declares routes adds its own route trials too.
+  std::vector<ShapeTrial> extra_trials;
   // Test hook: corrupts the launch outputs after the kernel ran (mutation tests).
   std::function<void(LaunchArgs&)> corrupt_outputs;
 };

@@ -38,8 +38,12 @@ std::optional<Receipt> receipt_from_run(const KernelSpec& spec, const Artifact& 
   r.oracle.budget_use = report.budget_use;
   r.oracle.deciding_term = report.absolute_term_decided ? "absolute" : "relative";
   const std::vector<std::string> scalars = kernel_abi(spec).scalar_names();
-  for (int i = 0; i < report.trials && i < kTrialCount; ++i) {
-    const std::map<std::string, int64_t> values = trial_scalars(spec, i);
+  // The shapes the oracle ran (route trials included); a report without
+  // them (from the verdict cache) ran the standard trials.
+  const bool recorded = static_cast<int>(report.trial_shapes.size()) == report.trials;
+  for (int i = 0; i < report.trials && (recorded || i < kTrialCount); ++i) {
+    const std::map<std::string, int64_t> values =
+        recorded ? report.trial_shapes[static_cast<size_t>(i)] : trial_scalars(spec, i);
     ReceiptTrial trial;
     for (const std::string& name : scalars) trial.dims.emplace_back(name, values.at(name));
     r.oracle.trial_shapes.push_back(std::move(trial));

@@ -77,6 +77,37 @@ if ! grep -qF "tuning mm_cand on x86:v3 (" out.txt; then bad "no tuning table wi
 elif grep -qF "from the tuning cache" out.txt; then bad "a toolchain version change still hit the tuning cache"
 else ok "a toolchain version change re-measures"; fi
 
+# A delegate wrong only in the last shape bucket (M > 256, beyond every
+# standard oracle trial) and O(1) there, so by far the fastest: the oracle's
+# route trials catch it, it is dropped, and no route of the build names it.
+mkdir fakeblas
+cat > fakeblas.c <<'C'
+/* cblas_sgemm, correct while M <= 256; above, it returns without writing C. */
+const char* openblas_get_config(void) { return "fake OpenBLAS, wrong for M > 256"; }
+static float at(const float* x, int ld, int row_major, int trans, int r, int c) {
+  return (row_major == !trans) ? x[r * ld + c] : x[c * ld + r];
+}
+void cblas_sgemm(int order, int ta, int tb, int m, int n, int k, float alpha, const float* a, int lda,
+                 const float* b, int ldb, float beta, float* c, int ldc) {
+  if (m > 256) return;
+  for (int i = 0; i < m; ++i)
+    for (int j = 0; j < n; ++j) {
+      double s = 0;
+      for (int p = 0; p < k; ++p) s += (double)at(a, lda, order == 101, ta == 112, i, p) * at(b, ldb, order == 101, tb == 112, p, j);
+      float* out = order == 101 ? &c[i * ldc + j] : &c[j * ldc + i];
+      *out = (float)(alpha * s + (beta == 0.0f ? 0.0 : beta * *out));
+    }
+}
+C
+"$clang" -shared -fPIC -O2 -o fakeblas/libopenblas.so.0 fakeblas.c || bad "cannot build the fake libopenblas"
+sed -e 's/shape: {M: 128, N: 96, K: 64}/shape: {M: M, N: 48, K: 40}/' -e 's/kernel: mm_cand/kernel: mm_wide/' mm.yaml > wide.yaml
+TSR_DELEGATE_DIR=$PWD/fakeblas run "$tesserac" build --tune wide.yaml -t x86:v3 --tune-rounds 1 --no-cache -o wide.tfat \
+  && ok "build --tune with a delegate wrong only for M > 256 builds" || { bad "build --tune wide.yaml: exit $?"; cat out.txt err.txt; }
+grep -E '^  kernel_call:cblas_sgemm .* dropped: oracle FAIL: .*route M>256' out.txt > /dev/null \
+  && ok "the delegate fails its oracle in the route trial of bucket M>256" || { bad "the wrong delegate was not dropped"; cat out.txt; }
+if grep -E '^  route .*cblas_sgemm' out.txt; then bad "a route names the delegate that is wrong for M > 256"
+else ok "no route names the delegate that is wrong for M > 256"; fi
+
 # The route through libtesserart: the oracle on the archive's variant, with
 # the delegate's library present, then hidden (the stub falls back).
 run "$tesserac" test --archive t1.tfat mm.yaml -t x86:v3 && ok "test --archive: the tuned route passes the oracle" \

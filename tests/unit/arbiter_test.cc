@@ -4,6 +4,7 @@
 // the stub follows, and the tuning cache's hits and invalidation.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 
 #include "arbiter/arbiter.h"
@@ -11,6 +12,8 @@
 #include "arbiter/tuning_buckets.h"
 #include "arbiter/tuning_cache.h"
 #include "cache/compile_cache.h"
+#include "arbiter/route_metadata.h"
+#include "oracle/input_generator.h"
 #include "driver/stub_routed_target.h"
 #include "spec_test_util.h"
 #include "targets/registry.h"
@@ -172,6 +175,135 @@ TEST_F(Arbiter, RuntimeExtentIsRoutedPerBucketAndTheStubFollows) {
   for (size_t b = 0; b < 3; ++b) EXPECT_EQ(stub_route(spec, *o->artifact, {in_bucket[b]}), step_of(*o, b)) << b;
 }
 
+// mm (a row, b col, N = 48, K = 40) as an injected candidate's C source:
+// correct while M <= `correct_up_to`, and above it an O(1) launch that
+// writes nothing, so it is by far the fastest there.
+std::string mm_correct_up_to(int64_t correct_up_to, const std::string& suffix) {
+  return "#include <stdint.h>\n"
+         "__attribute__((visibility(\"default\"))) void mm_tsr_entry" + suffix +
+         "(const void* ctx, void* const* buffers, const int64_t* scalars) {\n"
+         "  (void)ctx;\n  const float* a = buffers[0]; const float* b = buffers[1]; float* c = buffers[2];\n"
+         "  if (scalars[0] > " + std::to_string(correct_up_to) + ") return;\n"
+         "  for (int64_t i = 0; i < scalars[0]; ++i)\n    for (int64_t j = 0; j < 48; ++j) {\n"
+         "      double s = 0;\n      for (int64_t p = 0; p < 40; ++p) s += (double)a[i * 40 + p] * b[j * 40 + p];\n"
+         "      c[i * 48 + j] = (float)s;\n    }\n}\n"
+         "__attribute__((visibility(\"default\"))) uint64_t mm_tsr_entry" + suffix +
+         "_workspace(const int64_t* scalars, uint32_t workers) { (void)scalars; (void)workers; return 0; }\n";
+}
+
+bool routed_anywhere(const TuneOutcome& o, const std::string& name) {
+  for (const std::vector<size_t>& route : o.routes)
+    for (size_t i : route)
+      if (o.candidates[i].name == name) return true;
+  return false;
+}
+
+// The standard trials stop at M = 256; the last bucket is M > 256. A
+// candidate wrong only there must fail its oracle and never be routed.
+TEST_F(Arbiter, CandidateWrongOnlyInTheLastBucketIsNeverRouted) {
+  const KernelSpec spec = must_decode(matmul_yaml("M", "deterministic", ""));
+  options_.injected.push_back({"wrong_above_256", [](const std::string& suffix) {
+    return mm_correct_up_to(256, suffix);
+  }});
+  Expected<TuneOutcome> o = tune_kernel(spec, kV3, options_);
+  ASSERT_TRUE(o.ok()) << o.error().message();
+  ASSERT_TRUE(o->artifact.has_value()) << o->not_measured;
+  const CandidateResult* wrong = find(*o, "generated:wrong_above_256");
+  ASSERT_NE(wrong, nullptr);
+  EXPECT_EQ(wrong->verdict, "FAIL") << render_tuning_table("mm", kV3, *o);
+  EXPECT_EQ(wrong->outcome, CandidateOutcome::failed);
+  EXPECT_NE(wrong->reason.find("M>256"), std::string::npos) << wrong->reason;
+  EXPECT_FALSE(routed_anywhere(*o, "generated:wrong_above_256")) << render_tuning_table("mm", kV3, *o);
+  // The variant records where each route was measured, and passes its final check there.
+  EXPECT_EQ(o->artifact->metadata.at("tune.scalars.2"), "M=1024");
+  auto routed = make_in_memory_stub_target(*find_target("x86"), spec, *o->artifact);
+  ASSERT_TRUE(routed.ok());
+  const OracleReport final_check = run_oracle(spec, **routed, *o->artifact);
+  EXPECT_EQ(final_check.verdict, Verdict::pass) << final_check.reason;
+  EXPECT_GT(final_check.trials, kTrialCount);
+  // Inside the last bucket and at its timed shape, as a receipt lists them.
+  ASSERT_EQ(final_check.trial_shapes.size(), static_cast<size_t>(final_check.trials));
+  std::vector<int64_t> ms;
+  for (const auto& shape : final_check.trial_shapes) ms.push_back(shape.at("M"));
+  EXPECT_NE(std::find(ms.begin(), ms.end(), 513), ms.end());
+  EXPECT_NE(std::find(ms.begin(), ms.end(), 1024), ms.end());
+}
+
+// The final check of a routed variant on its own: route M>256 runs an entry
+// that is wrong only there; the oracle must launch that bucket and fail.
+TEST_F(Arbiter, FinalCheckRunsEveryRouteInsideItsBucket) {
+  const KernelSpec spec = must_decode(matmul_yaml("M", "deterministic", ""));
+  const Target& x86 = *find_target("x86");
+  Expected<std::string> good = x86.emit_candidate(spec, "v3", "default", "");
+  ASSERT_TRUE(good.ok()) << good.error().message();
+  Expected<Artifact> art = x86.compile_candidates(spec, "v3", {*good, mm_correct_up_to(256, "_c1")});
+  ASSERT_TRUE(art.ok()) << art.error().message();
+  auto oracle_with_last_route = [&](const std::string& entry) {
+    Artifact a = *art;
+    RoutePlan plan{"M", {16, 256}, {{{false, "mm_tsr_entry"}}, {{false, "mm_tsr_entry"}}, {{false, entry}}}};
+    for (const auto& [k, v] : route_metadata(spec, plan)) a.metadata[k] = v;
+    auto routed = make_in_memory_stub_target(x86, spec, a);
+    EXPECT_TRUE(routed.ok());
+    return routed ? run_oracle(spec, **routed, a) : OracleReport{};
+  };
+  const OracleReport right = oracle_with_last_route("mm_tsr_entry");
+  EXPECT_EQ(right.verdict, Verdict::pass) << right.reason;
+  const OracleReport wrong = oracle_with_last_route("mm_tsr_entry_c1");
+  EXPECT_EQ(wrong.verdict, Verdict::fail);
+  EXPECT_NE(wrong.reason.find("route M>256"), std::string::npos) << wrong.reason;
+}
+
+// A delegate declaring a looser budget than the spec's is refused, visibly:
+// judged by its own budget it could win a bucket the spec's budget fails.
+TEST_F(Arbiter, CandidateWithALooserBudgetIsRefusedAndReported) {
+  const KernelSpec spec = must_decode(matmul_yaml(
+      "64", "deterministic",
+      "candidates:\n"
+      "  - kernel_call: {callee: cblas_sgemm, arch: x86, binding: c_abi, provenance: vendor_library,\n"
+      "                  accuracy: {kind: tolerance_bounded, tolerance: 1e-2, tolerance_rel: 1e-4},\n"
+      "                  determinism: deterministic}\n"));
+  Expected<TuneOutcome> o = tune_kernel(spec, kV3, options_);
+  ASSERT_TRUE(o.ok()) << o.error().message();
+  const CandidateResult* loose = find(*o, "kernel_call:cblas_sgemm");
+  ASSERT_NE(loose, nullptr);
+  EXPECT_EQ(std::string(candidate_outcome_name(loose->outcome)), "dropped: budget looser than the spec's");
+  EXPECT_EQ(loose->verdict, "NOT_RUN");
+  EXPECT_TRUE(loose->median_ns.empty());
+  EXPECT_FALSE(routed_anywhere(*o, "kernel_call:cblas_sgemm"));
+  const std::string table = render_tuning_table("mm", kV3, *o);
+  EXPECT_NE(table.find("dropped: budget looser than the spec's: declares atol 0.01 rtol 0.0001, looser than the "
+                       "spec's atol 0.0001 rtol 0.0001"),
+            std::string::npos)
+      << table;
+  ASSERT_TRUE(o->artifact.has_value());
+  EXPECT_NE(o->artifact->metadata.at("tune.outcome.kernel_call:cblas_sgemm").find("looser than the spec's"),
+            std::string::npos);
+}
+
+// Verdicts drawn with another seed are other evidence: a tuning result is
+// reused only for the seed its candidates were judged with.
+TEST_F(Arbiter, OracleSeedEntersTheTuningCacheKey) {
+  const std::string dir = ::testing::TempDir() + "/tune-seed-" + std::to_string(getpid());
+  std::filesystem::remove_all(dir);
+  Expected<CompileCache> cache = CompileCache::open(dir, kDefaultCacheMaxBytes);
+  ASSERT_TRUE(cache.ok());
+  options_.cache = &*cache;
+  const KernelSpec spec = must_decode(matmul_yaml("64", "deterministic", ""));
+  options_.seed = 1;
+  Expected<TuneOutcome> first = tune_kernel(spec, kV3, options_);
+  ASSERT_TRUE(first.ok()) << first.error().message();
+  options_.seed = 2;
+  Expected<TuneOutcome> other = tune_kernel(spec, kV3, options_);
+  ASSERT_TRUE(other.ok()) << other.error().message();
+  EXPECT_FALSE(other->cache_hit);
+  EXPECT_NE(other->cache_key, first->cache_key);
+  options_.seed = 1;
+  Expected<TuneOutcome> again = tune_kernel(spec, kV3, options_);
+  ASSERT_TRUE(again.ok());
+  EXPECT_TRUE(again->cache_hit);
+  std::filesystem::remove_all(dir);
+}
+
 TEST_F(Arbiter, NonX86TargetIsNotMeasuredAndKeepsTheDefault) {
   const KernelSpec spec = must_decode(matmul_yaml("64", "deterministic", ""));
   Expected<TuneOutcome> o = tune_kernel(spec, TargetName{"cuda", "sm_90"}, options_);
@@ -232,6 +364,7 @@ TEST(TuningCacheKey, EveryVersionAndInputEntersTheKey) {
       [](TuningKeyFields& f) { f.candidates[1].second = "OpenBLAS 0.3.26"; },           // library version
       [](TuningKeyFields& f) { f.candidates.pop_back(); },
       [](TuningKeyFields& f) { f.workers = 4; },
+      [](TuningKeyFields& f) { f.oracle_seed = 2; },
   };
   // Every parameter of the measurement enters through its description.
   const std::vector<std::function<void(MeasurePlan&)>> plans = {

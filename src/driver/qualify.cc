@@ -44,10 +44,12 @@ void qualify_from_archive(const Job& job, const Target& target, const QualifyOpt
     return;
   }
   bool found = false;
+  size_t variant = 0;
+  tsr_variant_info vi{};
   for (size_t v = 0; v < info.variant_count && !found; ++v) {
-    tsr_variant_info vi{};
     found = tsr_kernel_variant_at(options.archive, index, v, &vi) == TSR_OK && job.target.kind == vi.target_kind &&
             job.target.arch == vi.arch;
+    if (found) variant = v;
   }
   if (!found) {
     row.report = not_run("archive has no " + job.target.str() + " variant", *job.spec, options.seed);
@@ -57,6 +59,13 @@ void qualify_from_archive(const Job& job, const Target& target, const QualifyOpt
   std::unique_ptr<StubRoutedTarget> routed = make_stub_routed_target(target, options.archive, job.target);
   Artifact placeholder;   // the stub takes the bytes from the archive
   placeholder.target = job.target;
+  // The variant's routes: the oracle runs each inside its own bucket, as the build's check did.
+  for (size_t m = 0; m < vi.metadata_count; ++m) {
+    const char* key = nullptr;
+    const char* value = nullptr;
+    if (tsr_variant_metadata_at(options.archive, index, variant, m, &key, &value) == TSR_OK)
+      placeholder.metadata[key] = value;
+  }
   OracleOptions oracle_options;
   oracle_options.seed = options.seed;
   row.report = run_oracle(*job.spec, *routed, placeholder, oracle_options);

@@ -107,6 +107,10 @@ grep -E '^  kernel_call:cblas_sgemm .* dropped: oracle FAIL: .*route M>256' out.
   && ok "the delegate fails its oracle in the route trial of bucket M>256" || { bad "the wrong delegate was not dropped"; cat out.txt; }
 if grep -E '^  route .*cblas_sgemm' out.txt; then bad "a route names the delegate that is wrong for M > 256"
 else ok "no route names the delegate that is wrong for M > 256"; fi
+# test --archive reads the routes from the archive: every bucket's trials run again.
+run "$tesserac" test --archive wide.tfat wide.yaml -t x86:v3 --no-cache
+grep -E '^mm_wide +x86:v3 +PASS .*trials=12 ' out.txt > /dev/null \
+  && ok "test --archive runs the route trials of every bucket (12 trials)" || { bad "test --archive: no route trials"; cat out.txt; }
 
 # The route through libtesserart: the oracle on the archive's variant, with
 # the delegate's library present, then hidden (the stub falls back).

@@ -6,20 +6,19 @@
 #include <chrono>
 #include <cstdio>
 #include <iostream>
-#include <map>
 #include <mutex>
 #include <thread>
 #include <nlohmann/json.hpp>
 
 #include "cache/compile_cache.h"
 #include "driver/compile.h"
+#include "driver/emulated_oracle.h"
 #include "driver/reason_notes.h"
 #include "driver/stub_routed_target.h"
 #include "tesserart.h"
 #include "identity/identity.h"
 #include "oracle/compare.h"
 #include "support/sha256.h"
-#include "targets/cuda/emulator/emulator.h"
 #include "targets/registry.h"
 
 namespace tsr {
@@ -88,43 +87,6 @@ void qualify_compiled(const Job& job, const Target& target, const Artifact& arti
   }
   row.report = run_oracle(*job.spec, **routed, artifact, oracle_options);
   row.route = (*routed)->route();
-}
-
-// Emulated oracle results by (kernel identity, sha256 of the emitted source):
-// the cuda emitter writes the same source for every arch (the hip emitter for
-// every arch of one wave size), and the emulator models no other arch
-// difference, so one emulation is the evidence for each arch whose source is
-// byte-identical.
-struct EmulatedResult {
-  OracleReport report;
-  std::string route;
-  TargetName first;   // the target it was emulated for
-};
-using EmulationCache = std::map<std::string, EmulatedResult>;
-
-// The oracle on the CPU emulator over the source the job's artifact is
-// compiled from (tesserac test/build --emulate, a GPU target with no device).
-void qualify_emulated(const Job& job, const Target& target, uint64_t seed, EmulationCache& cache, VerdictRow& row) {
-  Expected<std::string> source = target.emit(*job.spec, job.target.arch);
-  if (!source) {
-    row.report = not_run("emulator: " + source.error().message(), *job.spec, seed);
-    return;
-  }
-  const std::string key = row.identity + ":" + sha256_hex(*source);
-  if (auto it = cache.find(key); it != cache.end()) {
-    row.report = it->second.report;
-    row.route = it->second.route;
-    row.report.reason += " (source byte-identical to " + it->second.first.str() + "'s, emulated once)";
-    return;
-  }
-  OracleOptions oracle_options;
-  oracle_options.seed = seed;
-  const std::unique_ptr<Target> emulator = target.make_emulated();
-  const cuda::emu::EmulatedReport emulated =
-      cuda::emu::emulate_oracle(*emulator, *job.spec, job.target.arch, *source, oracle_options);
-  row.report = emulated.oracle;
-  if (row.report.verdict != Verdict::not_run) row.route = "CPU emulator: " + emulated.toolchain;
-  cache[key] = {row.report, row.route, job.target};
 }
 
 // Whether the job's oracle runs in the emulator: asked for, a target the
@@ -266,27 +228,16 @@ void qualify_compiled_cached(const Job& job, const Target& target, const Artifac
   if (options.cache) options.cache->store_verdict(key, {row.report, row.route});
 }
 
-void qualify_emulated_cached(const Job& job, const Target& target, const std::string& source,
-                             const QualifyOptions& options, EmulationCache& emulated, VerdictRow& row) {
-  std::string key;
-  if (options.cache) {
-    ToolchainInfo emulator;
-    emulator.path = "tesserac CPU emulator";
-    const std::string source_sha256 = sha256_hex(source);
-    const std::string source_key = artifact_cache_key(row.identity, job.target, emulator, source_sha256);
-    key = verdict_cache_key(source_key, source_sha256, target.device(job.target.arch), options.seed, true);
-    if (std::optional<CachedVerdict> hit = options.cache->find_verdict(key)) {
-      row.report = hit->report;
-      row.route = hit->route;
-      row.verdict_cached = true;
-      return;
-    }
-  }
-  qualify_emulated(job, target, options.seed, emulated, row);
-  // Only a report this job emulated itself: one reused from another arch in
-  // this run says so in its reason and is worked out again next time.
-  if (options.cache && row.report.reason.find("emulated once)") == std::string::npos)
-    options.cache->store_verdict(key, {row.report, row.route});
+bool is_unavailable(const Error& error) { return error.message().rfind("target unavailable:", 0) == 0; }
+
+// Whether job i's oracle runs in the emulator: a compiled artifact, or (for
+// `test`: the emulator needs only the emitted source and clang, not the GPU
+// toolchain) a target whose toolchain is missing. A build (keep_artifacts)
+// records verdicts of what it ships only.
+bool oracle_runs_emulated(const Job& job, const std::optional<CompileStep>& step, const QualifyOptions& options) {
+  if (!step || !options.run_oracle || !runs_emulated(job, *find_target(job.target.kind), options)) return false;
+  const Expected<Artifact>& artifact = *step->result;
+  return artifact.ok() || (is_unavailable(artifact.error()) && !options.keep_artifacts);
 }
 
 }  // namespace
@@ -308,7 +259,19 @@ std::vector<VerdictRow> qualify_jobs(const std::vector<Job>& jobs, const Qualify
     if (target && (target->device(jobs[i].target.arch).present || runs_emulated(jobs[i], *target, options)))
       oracle_step[i] = ++oracle_steps;
   }
-  EmulationCache emulated;
+  // Every emulated job is known before the first runs, so each group of
+  // byte-identical sources is emulated for the same target in every run.
+  EmulatedOracle emulated(jobs, options);
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    if (!oracle_runs_emulated(jobs[i], steps[i], options)) continue;
+    const bool compiled = steps[i]->result->ok();
+    // A tuned artifact leaves no source here; the emulator runs the emitted one.
+    emulated.add(i, rows[i].identity,
+                 compiled && !steps[i]->source.empty()
+                     ? Expected<std::string>(steps[i]->source)
+                     : find_target(jobs[i].target.kind)->emit(*jobs[i].spec, jobs[i].target.arch),
+                 compiled);
+  }
   for (size_t i = 0; i < jobs.size(); ++i) {
     const Job& job = jobs[i];
     VerdictRow& row = rows[i];
@@ -327,9 +290,8 @@ std::vector<VerdictRow> qualify_jobs(const std::vector<Job>& jobs, const Qualify
       continue;
     }
     Expected<Artifact>& artifact = *steps[i]->result;
-    const bool emulate = options.run_oracle && runs_emulated(job, *target, options);
     if (!artifact) {
-      const bool unavailable = artifact.error().message().rfind("target unavailable:", 0) == 0;
+      const bool unavailable = is_unavailable(artifact.error());
       row.compile_failed = !unavailable;
       row.input_error = artifact.error().kind() == ErrorKind::invalid_input;
       row.unavailable = unavailable;
@@ -340,19 +302,15 @@ std::vector<VerdictRow> qualify_jobs(const std::vector<Job>& jobs, const Qualify
       }
       row.report = not_run(unavailable ? artifact.error().message() : "compile failed (see error above)", *job.spec,
                            options.seed);
-      // The emulator needs only the emitted source and clang, not the GPU
-      // toolchain: `test --emulate` still checks the kernel's semantics. A
-      // build (keep_artifacts) records verdicts of what it ships only.
-      if (unavailable && emulate && !options.keep_artifacts)
-        qualify_emulated(job, *target, options.seed, emulated, row);
+      if (emulated.covers(i)) emulated.qualify(i, row);
       row.oracle_ms = ms_since(start);
       continue;
     }
     // Once per row: the report shows it and the verdict cache keys on it.
     row.artifact_sha256 = sha256_hex(artifact->bytes.data(), artifact->bytes.size());
     row.artifact_key = artifact->key;
-    if (emulate) {
-      qualify_emulated_cached(job, *target, steps[i]->source, options, emulated, row);
+    if (emulated.covers(i)) {
+      emulated.qualify(i, row);
     } else if (options.run_oracle) {
       qualify_compiled_cached(job, *target, *artifact, options, row);
     } else {

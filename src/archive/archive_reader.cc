@@ -26,6 +26,18 @@ Expected<ArchiveHandle> open_verified_archive(std::span<const uint8_t> bytes) {
   return handle;
 }
 
+Expected<std::map<std::string, std::string>> read_variant_metadata(tsr_archive* a, size_t kernel, size_t variant) {
+  tsr_variant_info vi;
+  if (Status s = stub_status(tsr_kernel_variant_at(a, kernel, variant, &vi)); !s) return s.take_error();
+  std::map<std::string, std::string> metadata;
+  for (size_t m = 0; m < vi.metadata_count; ++m) {
+    const char *key, *value;
+    if (Status s = stub_status(tsr_variant_metadata_at(a, kernel, variant, m, &key, &value)); !s) return s.take_error();
+    metadata[key] = value;
+  }
+  return metadata;
+}
+
 namespace {
 
 Expected<Binding> read_binding(tsr_archive* a, size_t kernel, size_t index) {
@@ -52,11 +64,9 @@ Expected<Artifact> read_variant(tsr_archive* a, size_t kernel, size_t index) {
   art.entry = vi.entry;
   art.key = vi.key;
   art.toolchain = vi.toolchain;
-  for (size_t m = 0; m < vi.metadata_count; ++m) {
-    const char *key, *value;
-    if (Status s = stub_status(tsr_variant_metadata_at(a, kernel, index, m, &key, &value)); !s) return s.take_error();
-    art.metadata[key] = value;
-  }
+  Expected<std::map<std::string, std::string>> metadata = read_variant_metadata(a, kernel, index);
+  if (!metadata) return metadata.take_error();
+  art.metadata = std::move(*metadata);
   const void* data;
   size_t size;
   tsr_status st = tsr_variant_blob(a, kernel, index, &data, &size);

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <span>
 #include <string>
@@ -31,6 +32,10 @@ Expected<ArchiveHandle> open_verified_archive(std::span<const uint8_t> bytes);
 // A stub status as a Status: the stub's message where it gave one, else the
 // status name ("archive corrupt").
 Status stub_status(tsr_status s, const char* message = "");
+
+// One variant's metadata (launch geometry, routes, tune.* records), by key.
+Expected<std::map<std::string, std::string>> read_variant_metadata(tsr_archive* archive, size_t kernel,
+                                                                   size_t variant);
 
 // Every kernel, variant (blob bytes included), verdict and metadata entry of
 // a verified archive, in archive order (the writer's canonical order).

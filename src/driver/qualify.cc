@@ -10,6 +10,7 @@
 #include <thread>
 #include <nlohmann/json.hpp>
 
+#include "archive/archive_reader.h"
 #include "cache/compile_cache.h"
 #include "driver/compile.h"
 #include "driver/emulated_oracle.h"
@@ -42,29 +43,30 @@ void qualify_from_archive(const Job& job, const Target& target, const QualifyOpt
                         "… differs from the spec's " + row.identity.substr(0, 12) + "…";
     return;
   }
-  bool found = false;
-  size_t variant = 0;
-  tsr_variant_info vi{};
-  for (size_t v = 0; v < info.variant_count && !found; ++v) {
-    found = tsr_kernel_variant_at(options.archive, index, v, &vi) == TSR_OK && job.target.kind == vi.target_kind &&
-            job.target.arch == vi.arch;
-    if (found) variant = v;
+  size_t variant = info.variant_count;
+  for (size_t v = 0; v < info.variant_count && variant == info.variant_count; ++v) {
+    tsr_variant_info vi{};
+    if (tsr_kernel_variant_at(options.archive, index, v, &vi) == TSR_OK && job.target.kind == vi.target_kind &&
+        job.target.arch == vi.arch)
+      variant = v;
   }
-  if (!found) {
+  if (variant == info.variant_count) {
     row.report = not_run("archive has no " + job.target.str() + " variant", *job.spec, options.seed);
     row.archive_miss = VerdictRow::ArchiveMiss::variant;
     return;
   }
   std::unique_ptr<StubRoutedTarget> routed = make_stub_routed_target(target, options.archive, job.target);
+  // The variant's routes: the oracle runs each inside its own bucket, as the build's check did.
+  Expected<std::map<std::string, std::string>> metadata = read_variant_metadata(options.archive, index, variant);
+  if (!metadata) {
+    row.report = not_run("", *job.spec, options.seed);
+    row.report.verdict = Verdict::fail;
+    row.report.reason = "cannot read the archive's " + job.target.str() + " variant: " + metadata.error().message();
+    return;
+  }
   Artifact placeholder;   // the stub takes the bytes from the archive
   placeholder.target = job.target;
-  // The variant's routes: the oracle runs each inside its own bucket, as the build's check did.
-  for (size_t m = 0; m < vi.metadata_count; ++m) {
-    const char* key = nullptr;
-    const char* value = nullptr;
-    if (tsr_variant_metadata_at(options.archive, index, variant, m, &key, &value) == TSR_OK)
-      placeholder.metadata[key] = value;
-  }
+  placeholder.metadata = std::move(*metadata);
   OracleOptions oracle_options;
   oracle_options.seed = options.seed;
   row.report = run_oracle(*job.spec, *routed, placeholder, oracle_options);

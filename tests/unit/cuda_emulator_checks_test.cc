@@ -11,7 +11,6 @@
 #include "targets/cuda/cuda_target.h"
 #include "targets/cuda/emulator/shared_symbols.h"
 #include "tests/unit/emulator_test_support.h"
-#include "tests/unit/spec_builders.h"
 
 namespace tsr {
 namespace {
@@ -19,11 +18,6 @@ namespace {
 using namespace emulator_test;
 
 class CudaEmulatorChecks : public EmulatorFixture {};
-
-KernelSpec relu_1000() {
-  using namespace spec_builders;
-  return elementwise("ew", DType::f32, {Op::relu}, st(1000));
-}
 
 // out = relu(in), exchanged through shared memory: thread t stores element t
 // of its block's slice into buf[t], and after the barrier stores the element

@@ -7,7 +7,6 @@
 
 #include "targets/cuda/cuda_primitives.h"
 #include "tests/unit/emulator_test_support.h"
-#include "tests/unit/spec_builders.h"
 
 namespace tsr {
 namespace {
@@ -15,11 +14,6 @@ namespace {
 using namespace emulator_test;
 
 class CudaEmulatorCopyLanding : public EmulatorFixture {};
-
-KernelSpec relu_1000() {
-  using namespace spec_builders;
-  return elementwise("ew", DType::f32, {Op::relu}, st(1000));
-}
 
 // out = relu(in) in chunks of 4 floats: thread t copies chunk c0 + t into
 // buf[4t..4t+3] with cp.async, and stores the chunk of thread t ^ 32 (the

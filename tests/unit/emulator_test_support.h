@@ -15,6 +15,7 @@
 
 #include "targets/cuda/emulator/emulator.h"
 #include "targets/cuda/emulator/emulator_toolchain.h"
+#include "tests/unit/spec_builders.h"
 
 namespace tsr::emulator_test {
 
@@ -67,6 +68,12 @@ inline std::vector<cuda::emu::EmulatedReport> emulate_all(const std::vector<Emul
 
 // Replaces the one occurrence of `from` (a changed emitter fails the test
 // here instead of letting an injection silently miss).
+// out = relu(in) over 1000 f32: the ABI of the hand-written kernels the emulator's checks run.
+inline KernelSpec relu_1000() {
+  using namespace spec_builders;
+  return elementwise("ew", DType::f32, {Op::relu}, st(1000));
+}
+
 inline std::string inject(std::string src, const std::string& from, const std::string& to) {
   const size_t at = src.find(from);
   EXPECT_NE(at, std::string::npos) << "injection site not found: " << from;

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <optional>
 
 #include "arbiter/arbiter.h"
 #include "arbiter/stub_candidate.h"
@@ -53,7 +54,21 @@ class Arbiter : public ::testing::Test {
     options_.measure.warm_ms = 0.1;
     options_.measure.settle_ms = 1.0;
   }
+  void TearDown() override {
+    if (!cache_dir_.empty()) std::filesystem::remove_all(cache_dir_);
+  }
+  // A tuning cache of the test's own, in an empty directory removed after the test.
+  void use_fresh_cache(const std::string& name) {
+    cache_dir_ = ::testing::TempDir() + "/" + name + "-" + std::to_string(getpid());
+    std::filesystem::remove_all(cache_dir_);
+    Expected<CompileCache> cache = CompileCache::open(cache_dir_, kDefaultCacheMaxBytes);
+    ASSERT_TRUE(cache.ok());
+    cache_.emplace(std::move(*cache));
+    options_.cache = &*cache_;
+  }
   TuneOptions options_;
+  std::string cache_dir_;
+  std::optional<CompileCache> cache_;
 };
 
 const CandidateResult* find(const TuneOutcome& o, const std::string& name) {
@@ -283,11 +298,8 @@ TEST_F(Arbiter, CandidateWithALooserBudgetIsRefusedAndReported) {
 // Verdicts drawn with another seed are other evidence: a tuning result is
 // reused only for the seed its candidates were judged with.
 TEST_F(Arbiter, OracleSeedEntersTheTuningCacheKey) {
-  const std::string dir = ::testing::TempDir() + "/tune-seed-" + std::to_string(getpid());
-  std::filesystem::remove_all(dir);
-  Expected<CompileCache> cache = CompileCache::open(dir, kDefaultCacheMaxBytes);
-  ASSERT_TRUE(cache.ok());
-  options_.cache = &*cache;
+  use_fresh_cache("tune-seed");
+  if (HasFatalFailure()) return;
   const KernelSpec spec = must_decode(matmul_yaml("64", "deterministic", ""));
   options_.seed = 1;
   Expected<TuneOutcome> first = tune_kernel(spec, kV3, options_);
@@ -301,7 +313,6 @@ TEST_F(Arbiter, OracleSeedEntersTheTuningCacheKey) {
   Expected<TuneOutcome> again = tune_kernel(spec, kV3, options_);
   ASSERT_TRUE(again.ok());
   EXPECT_TRUE(again->cache_hit);
-  std::filesystem::remove_all(dir);
 }
 
 TEST_F(Arbiter, NonX86TargetIsNotMeasuredAndKeepsTheDefault) {
@@ -314,11 +325,8 @@ TEST_F(Arbiter, NonX86TargetIsNotMeasuredAndKeepsTheDefault) {
 }
 
 TEST_F(Arbiter, TuningCacheHitsAndAnyVersionChangeRemeasures) {
-  const std::string dir = ::testing::TempDir() + "/tune-cache-" + std::to_string(getpid());
-  std::filesystem::remove_all(dir);
-  Expected<CompileCache> cache = CompileCache::open(dir, kDefaultCacheMaxBytes);
-  ASSERT_TRUE(cache.ok());
-  options_.cache = &*cache;
+  use_fresh_cache("tune-cache");
+  if (HasFatalFailure()) return;
   const KernelSpec spec = must_decode(matmul_yaml("64", "deterministic", ""));
   Expected<TuneOutcome> first = tune_kernel(spec, kV3, options_);
   ASSERT_TRUE(first.ok()) << first.error().message();
@@ -336,7 +344,6 @@ TEST_F(Arbiter, TuningCacheHitsAndAnyVersionChangeRemeasures) {
   Expected<TuneOutcome> third = tune_kernel(spec, kV3, options_);
   ASSERT_TRUE(third.ok());
   EXPECT_FALSE(third->cache_hit);
-  std::filesystem::remove_all(dir);
 }
 
 TEST(TuningCacheKey, EveryVersionAndInputEntersTheKey) {

@@ -19,9 +19,9 @@
 #include "arbiter/measure.h"
 #include "arbiter/stub_candidate.h"
 #include "peers/openblas.h"
-#include "spec/spec_loader.h"
+#include "driver/spec_loading.h"
 #include "support/diagnostics.h"
-#include "targets/registry.h"
+#include "registry/registry.h"
 #include "tesserart.h"
 
 namespace {

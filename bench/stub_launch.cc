@@ -19,7 +19,7 @@
 
 #include "archive/archive_writer.h"
 #include "support/subprocess.h"
-#include "targets/x86/x86_kernel_abi_text.h"
+#include "x86/x86_kernel_abi_text.h"
 #include "tesserart.h"
 
 namespace fs = std::filesystem;

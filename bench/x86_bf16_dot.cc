@@ -19,7 +19,7 @@
 
 #include "driver/stub_routed_target.h"
 #include "spec/abi.h"
-#include "targets/x86/x86_target.h"
+#include "x86/x86_target.h"
 #include "tesserart.h"
 
 namespace {

@@ -19,7 +19,7 @@
 #include "peers/openblas.h"
 #include "peers/ours.h"
 #include "peers/report.h"
-#include "targets/x86/x86_target.h"
+#include "x86/x86_target.h"
 
 namespace tsr::bench {
 

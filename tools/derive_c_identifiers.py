@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
-"""Derives src/support/c_identifiers_table.inc: the identifiers a kernel name
+"""Derives src/core/support/c_identifiers_table.inc: the identifiers a kernel name
 (the stem of exported C symbols and of the CUDA entry) may not be.
 
 Run from the repository root on a machine with clang and the CUDA toolkit:
-    python3 tools/derive_c_identifiers.py > src/support/c_identifiers_table.inc
+    python3 tools/derive_c_identifiers.py > src/core/support/c_identifiers_table.inc
 
 Sources, in the order a name's class is chosen:
   c_keyword        C11 and C23 keywords (ISO/IEC 9899:2011 and :2024, 6.4.1),

@@ -1,4 +1,4 @@
-// Derives the polynomial coefficients of targets/x86/x86_vector_math.cc (all but
+// Derives the polynomial coefficients of src/backends/x86/x86_vector_math.cc (all but
 // Cephes' exp): Chebyshev interpolation of a function in MPFR at 256 bits,
 // converted to monomials and rounded to f32, then the f32 Horner evaluation
 // checked against MPFR on a dense grid (largest relative error, in 2^-24).

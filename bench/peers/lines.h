@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "spec/kernel_spec.h"
-#include "targets/target.h"
+#include "target/target.h"
 
 namespace tsr::bench {
 

@@ -8,7 +8,7 @@
 
 #include "driver/stub_routed_target.h"
 #include "spec/kernel_spec.h"
-#include "targets/target.h"
+#include "target/target.h"
 
 namespace tsr::bench {
 

@@ -1,13 +1,12 @@
-/* AMD HIP backend (HIP API reference: module management, execution control;
- * docs/targets-hip.md, docs/runtime.md "GPU launch"). A kernel is loaded per
- * device on its first use there, exactly once, with the code object whose
- * target ID the device's gcnArchName satisfies. tsr_kernel_launch_device
- * passes the caller's device addresses and stream to hipModuleLaunchKernel
- * unchanged: no copy, no synchronization. tsr_kernel_launch is the copying
- * convenience: device memory, copies in, launch, synchronize, copies out.
- * Launch geometry comes from the variant metadata hip.block / hip.grid /
- * hip.shared_bytes. HIP has no context stack: each call makes the kernel's
- * device current and puts the caller's back. */
+/* AMD HIP backend (HIP API reference: module management, execution control,
+ * error handling; docs/targets-hip.md, docs/runtime.md "GPU launch"): what
+ * HIP does its own way. A kernel is loaded per device on its first use there
+ * with the code object whose target ID the device's gcnArchName satisfies;
+ * loading and launching are the shared GPU code's (gpu_launch.c) through the
+ * runtime's symbol table (tsr_hip.h). Launch geometry comes from the variant
+ * metadata hip.block / hip.grid / hip.shared_bytes. HIP has no context
+ * stack: each call makes the kernel's device current and puts the caller's
+ * back. */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -19,7 +18,7 @@ static tsr_status hip_select(const tsr_archive* a, size_t kernel, const tsr_sele
                              const char** out_route) {
   const tsr_hip_runtime* h = tsr_hip_runtime_get();
   int device = o ? o->device : 0, best = -1;
-  if (h->status != TSR_OK || device >= h->device_count) return TSR_ERROR_NO_DEVICE;
+  if (h->gpu.status != TSR_OK || device >= h->gpu.device_count) return TSR_ERROR_NO_DEVICE;
   tsr_kernel_info ki;
   if (tsr_archive_kernel_at(a, kernel, &ki) != TSR_OK) return TSR_ERROR_CORRUPT;
   for (size_t v = 0; v < ki.variant_count; ++v) {
@@ -40,124 +39,56 @@ static tsr_status hip_select(const tsr_archive* a, size_t kernel, const tsr_sele
   return TSR_OK;
 }
 
-/* Loads `variant` (its blob at blob) on `device` into `slot`. */
-static tsr_status load_slot(struct tsr_kernel* k, int device, size_t variant, const void* blob, size_t size,
-                            const tsr_variant_info* vi, tsr_gpu_slot* slot, char* msg, size_t msg_size) {
-  tsr_hip_runtime* h = tsr_hip_runtime_get();
-  (void)size;   /* hipModuleLoadData reads the code object's size from its ELF headers */
-  tsr_status s = tsr_gpu_launch_metadata(k->archive, k->index, variant, "hip", &slot->block, &slot->grid,
-                                         &slot->shared_bytes, msg, msg_size);
-  int saved;
-  if (s != TSR_OK || (s = tsr_hip_enter(h, device, &saved, TSR_ERROR_LOAD_FAILED, msg, msg_size)) != TSR_OK)
-    return s;
-  tsr_hip_module module = NULL;
-  tsr_hip_function function = NULL;
-  const char* what = "hipModuleLoadData";
-  tsr_hip_error r = h->api.module_load(&module, blob);
-  if (r == 0) what = "hipModuleGetFunction", r = h->api.module_function(&function, module, vi->entry);
-  if (r != 0 && module) h->api.module_unload(module);
-  tsr_hip_restore(h, saved);
-  if (r != 0) return tsr_hip_fail(h, r, TSR_ERROR_LOAD_FAILED, what, device, msg, msg_size);
-  slot->module = module;
-  slot->function = function;
-  __atomic_store_n(&slot->ready, 1, __ATOMIC_RELEASE);
-  return TSR_OK;
+static tsr_gpu_driver* driver(void) { return &tsr_hip_runtime_get()->gpu; }
+
+static tsr_status enter(int device, int* saved, tsr_status phase, char* msg, size_t msg_size) {
+  return tsr_hip_enter(tsr_hip_runtime_get(), device, saved, phase, msg, msg_size);
 }
+
+static void leave(int saved) { tsr_hip_restore(tsr_hip_runtime_get(), saved); }
 
 static void describe(int device, char* out, size_t size) {
   snprintf(out, size, "%.48s", tsr_hip_runtime_get()->devices[device].arch);
 }
 
-static const tsr_gpu_backend hip_gpu = {&tsr_backend_hip, "HIP", load_slot, describe};
+/* tsr_hip_error numbers from hip_runtime_api.h (stable across ROCm 5 and 6),
+ * beyond those tsr_gpu_status maps for both vendors. */
+static const unsigned short no_device_codes[] = {
+    3,    /* hipErrorNotInitialized */
+    4,    /* hipErrorDeinitialized */
+    35,   /* hipErrorInsufficientDriver */
+    100,  /* hipErrorNoDevice */
+    101,  /* hipErrorInvalidDevice */
+    0};
+static const unsigned short load_codes[] = {
+    98,   /* hipErrorInvalidDeviceFunction */
+    200,  /* hipErrorInvalidImage */
+    209,  /* hipErrorNoBinaryForGpu */
+    218,  /* hipErrorInvalidKernelFile */
+    303,  /* hipErrorSharedObjectInitFailed */
+    500,  /* hipErrorNotFound: no such kernel in the module */
+    0};
 
-static void hip_unload(struct tsr_kernel* k) {
-  tsr_gpu_kernel* hk = (tsr_gpu_kernel*)k->backend_state;
-  if (!hk) return;
-  tsr_hip_runtime* h = tsr_hip_runtime_get();
-  for (int i = 0; i < hk->slot_count && hk->generation == h->generation; ++i) {
-    int saved;
-    if (hk->slots[i].ready && tsr_hip_enter(h, i, &saved, TSR_ERROR_LOAD_FAILED, NULL, 0) == TSR_OK) {
-      h->api.module_unload((tsr_hip_module)hk->slots[i].module);
-      tsr_hip_restore(h, saved);
-    }
-  }
-  tsr_gpu_kernel_free(k);
-}
+tsr_status tsr_hip_status(tsr_hip_error r, tsr_status phase) { return tsr_gpu_status(&tsr_gpu_hip, r, phase); }
 
-static tsr_status hip_load(struct tsr_kernel* k, const void* blob, size_t size, const tsr_variant_info* vi, char* msg,
-                           size_t msg_size) {
-  tsr_hip_runtime* h = tsr_hip_runtime_get();
-  if (h->status != TSR_OK || k->options.device >= h->device_count) return TSR_ERROR_NO_DEVICE;
-  tsr_status s = tsr_gpu_kernel_new(k, h->generation, h->device_count);
-  if (s != TSR_OK) return s;
-  tsr_gpu_slot* slot = &((tsr_gpu_kernel*)k->backend_state)->slots[k->options.device];
-  s = load_slot(k, k->options.device, k->selection.variant, blob, size, vi, slot, msg, msg_size);
-  if (s != TSR_OK) hip_unload(k);
-  return s;
-}
-
-/* tsr_kernel_launch: device copies of the buffers (a zero-byte one is
- * address 0), inputs copied in, launch on the null stream, synchronize,
- * outputs copied back, everything freed. */
-static tsr_hip_error run_copying(const struct tsr_kernel* k, const tsr_hip_runtime* h, const tsr_gpu_slot* slot,
-                              const tsr_launch_args* args, void** dev, void** params, const unsigned* g,
-                              const unsigned* b, const char** what) {
-  tsr_hip_error r = 0;
-  size_t n = args->buffer_count;
-  for (size_t i = 0; r == 0 && i < n; ++i) {
-    size_t bytes = (size_t)args->required_bytes[i];
-    if (bytes && (*what = "hipMalloc", r = h->api.mem_alloc(&dev[i], bytes)) == 0 && k->buffers[i].role == TSR_ROLE_IN)
-      *what = "hipMemcpyHtoD", r = h->api.memcpy_htod(dev[i], args->host[i], bytes);
-  }
-  if (r == 0)
-    *what = "hipModuleLaunchKernel", r = h->api.launch((tsr_hip_function)slot->function, g[0], g[1], g[2], b[0], b[1], b[2],
-                                                       slot->shared_bytes, NULL, params, NULL);
-  if (r == 0) *what = "hipDeviceSynchronize", r = h->api.device_synchronize();
-  for (size_t i = 0; r == 0 && i < n; ++i)
-    if (k->buffers[i].role == TSR_ROLE_OUT && args->required_bytes[i])
-      *what = "hipMemcpyDtoH", r = h->api.memcpy_dtoh(args->host[i], dev[i], (size_t)args->required_bytes[i]);
-  for (size_t i = 0; i < n; ++i)
-    if (dev[i]) h->api.mem_free(dev[i]);
-  return r;
-}
-
-enum { SMALL = 32 };
-
-static tsr_status hip_launch(struct tsr_kernel* k, const tsr_launch_args* args, char* msg, size_t msg_size) {
-  tsr_hip_runtime* h = tsr_hip_runtime_get();
-  const tsr_gpu_kernel* hk = (const tsr_gpu_kernel*)k->backend_state;
-  int device = args->device_ordinal, saved;
-  tsr_gpu_slot* slot;
-  tsr_status s = tsr_gpu_slot_for(k, &hip_gpu, h->generation, device, &slot, msg, msg_size);
-  unsigned block[3], grid[3];
-  if (s != TSR_OK ||
-      (s = tsr_gpu_launch_dims(k, "hip", slot->block, slot->grid, hk->scalar_names, args, block, grid, msg,
-                               msg_size)) != TSR_OK)
-    return s;
-  /* One pointer per kernel argument, to the caller's own values: each is 8
-   * bytes at offset 8*i of the kernarg segment (the compile step's ABI check). */
-  size_t n = args->buffer_count, total = n + args->scalar_count;
-  void* params_small[SMALL];
-  void* dev_small[SMALL] = {0};
-  void** params = total <= SMALL ? params_small : (void**)malloc(total * sizeof *params);
-  void** dev = n <= SMALL ? dev_small : (void**)calloc(n, sizeof *dev);
-  if (params && dev && (s = tsr_hip_enter(h, device, &saved, TSR_ERROR_LAUNCH_FAILED, msg, msg_size)) == TSR_OK) {
-    for (size_t i = 0; i < n; ++i) params[i] = args->device ? (void*)&args->device[i] : (void*)&dev[i];
-    for (size_t j = 0; j < args->scalar_count; ++j) params[n + j] = (void*)&args->scalars[j];
-    const char* what = "hipModuleLaunchKernel";
-    tsr_hip_error r = args->device ? h->api.launch((tsr_hip_function)slot->function, grid[0], grid[1], grid[2], block[0], block[1],
-                                                block[2], slot->shared_bytes, (tsr_hip_stream)args->stream, params, NULL)
-                                : run_copying(k, h, slot, args, dev, params, grid, block, &what);
-    tsr_hip_restore(h, saved);
-    if (r != 0) s = tsr_hip_fail(h, r, TSR_ERROR_LAUNCH_FAILED, what, device, msg, msg_size);
-  } else if (!params || !dev) {
-    s = TSR_ERROR_OUT_OF_MEMORY;
-  }
-  if (params != params_small) free(params);
-  if (dev != dev_small) free(dev);
-  return s;
-}
-
-const tsr_backend tsr_backend_hip = {
-    "hip", "tsr_kernel_launch_device", 1, hip_select, hip_load, hip_launch, hip_unload,
+/* HIP has no opt-in for dynamic shared memory (allow_shared NULL). */
+const tsr_gpu_vendor tsr_gpu_hip = {
+    {"hip", "tsr_kernel_launch_device", 1, hip_select, tsr_gpu_load, tsr_gpu_launch, tsr_gpu_unload},
+    "HIP",
+    driver,
+    enter,
+    leave,
+    tsr_hip_error_name,
+    "tsr_hip_error",
+    no_device_codes,
+    load_codes,
+    NULL,
+    describe,
+    "hipModuleLoadData",
+    "hipModuleGetFunction",
+    "hipMalloc",
+    "hipMemcpyHtoD",
+    "hipModuleLaunchKernel",
+    "hipDeviceSynchronize",
+    "hipMemcpyDtoH",
 };

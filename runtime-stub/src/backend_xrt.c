@@ -74,28 +74,28 @@ static tsr_status xdna_load(struct tsr_kernel* k, const void* blob, size_t size,
   }
   tsr_status s = tsr_xrt_open_device(x, msg, msg_size);
   if (s != TSR_OK) return s;
-  if (x->api.load_xclbin(x->device, blob) != 0) {   /* nothing registered yet: an ordinary failure */
+  if (x->api.xrtDeviceLoadXclbin(x->device, blob) != 0) {   /* nothing registered yet: an ordinary failure */
     tsr_set_message(msg, msg_size, "XRT: xrtDeviceLoadXclbin failed for '%s'", vi->entry);
     return TSR_ERROR_LOAD_FAILED;
   }
   unsigned char uuid[16];
-  if (x->api.xclbin_uuid(x->device, uuid) != 0) return fatal(x, "xrtDeviceGetXclbinUUID", msg, msg_size);
+  if (x->api.xrtDeviceGetXclbinUUID(x->device, uuid) != 0) return fatal(x, "xrtDeviceGetXclbinUUID", msg, msg_size);
   xrt_kernel* xk = (xrt_kernel*)calloc(1, sizeof *xk);
   if (!xk) return fatal(x, "allocating the kernel state", msg, msg_size);
   xk->words = (uint32_t)(insts_size / 4);
-  if (!(xk->kernel = x->api.kernel_open(x->device, uuid, vi->entry))) {
+  if (!(xk->kernel = x->api.xrtPLKernelOpen(x->device, uuid, vi->entry))) {
     free(xk);
     return fatal(x, "xrtPLKernelOpen", msg, msg_size);
   }
   const char* failed = NULL;
-  int group = x->api.arg_group(xk->kernel, 1);
+  int group = x->api.xrtKernelArgGroupId(xk->kernel, 1);
   for (int i = 0; i < 3 && group >= 0; ++i)
-    if ((xk->groups[i] = x->api.arg_group(xk->kernel, 3 + i)) < 0) failed = "xrtKernelArgGroupId";
+    if ((xk->groups[i] = x->api.xrtKernelArgGroupId(xk->kernel, 3 + i)) < 0) failed = "xrtKernelArgGroupId";
   if (group < 0) failed = "xrtKernelArgGroupId";
-  if (!failed && !(xk->instructions = x->api.bo_alloc(x->device, insts_size, TSR_XRT_BO_CACHEABLE, (unsigned)group)))
+  if (!failed && !(xk->instructions = x->api.xrtBOAlloc(x->device, insts_size, TSR_XRT_BO_CACHEABLE, (unsigned)group)))
     failed = "xrtBOAlloc (instruction stream)";
-  if (!failed && x->api.bo_write(xk->instructions, insts, insts_size, 0) != 0) failed = "xrtBOWrite (instruction stream)";
-  if (!failed && x->api.bo_sync(xk->instructions, TSR_XRT_SYNC_TO_DEVICE, insts_size, 0) != 0)
+  if (!failed && x->api.xrtBOWrite(xk->instructions, insts, insts_size, 0) != 0) failed = "xrtBOWrite (instruction stream)";
+  if (!failed && x->api.xrtBOSync(xk->instructions, TSR_XRT_SYNC_TO_DEVICE, insts_size, 0) != 0)
     failed = "xrtBOSync (instruction stream)";
   if (!failed) {
     k->backend_state = xk;
@@ -116,31 +116,31 @@ static tsr_status xdna_launch(struct tsr_kernel* k, const tsr_launch_args* args,
   tsr_status s = TSR_ERROR_LAUNCH_FAILED;
   for (int i = 0; i < 3 && !failed; ++i) {
     size_t n = (size_t)args->required_bytes[i];
-    if (!(bo[i] = x->api.bo_alloc(x->device, n, TSR_XRT_BO_HOST_ONLY, (unsigned)xk->groups[i]))) {
+    if (!(bo[i] = x->api.xrtBOAlloc(x->device, n, TSR_XRT_BO_HOST_ONLY, (unsigned)xk->groups[i]))) {
       failed = "xrtBOAlloc";
       s = TSR_ERROR_OUT_OF_MEMORY;
-    } else if (i < 2 && (x->api.bo_write(bo[i], args->host[i], n, 0) != 0 ||
-                         x->api.bo_sync(bo[i], TSR_XRT_SYNC_TO_DEVICE, n, 0) != 0)) {
+    } else if (i < 2 && (x->api.xrtBOWrite(bo[i], args->host[i], n, 0) != 0 ||
+                         x->api.xrtBOSync(bo[i], TSR_XRT_SYNC_TO_DEVICE, n, 0) != 0)) {
       failed = "xrtBOWrite/xrtBOSync";
     }
   }
   if (!failed) {
-    xrt_handle run = x->api.kernel_run(xk->kernel, (uint64_t)TSR_XRT_OPCODE_TRANSACTION, xk->instructions,
+    xrt_handle run = x->api.xrtKernelRun(xk->kernel, (uint64_t)TSR_XRT_OPCODE_TRANSACTION, xk->instructions,
                                        xk->words, bo[0], bo[1], bo[2]);
     if (!run) {
       failed = "xrtKernelRun";
     } else {
-      int state = x->api.run_wait(run);
-      x->api.run_close(run);
+      int state = x->api.xrtRunWait(run);
+      x->api.xrtRunClose(run);
       if (state != TSR_XRT_RUN_COMPLETED) failed = "xrtRunWait (the run did not complete)";
     }
   }
   const size_t out_bytes = (size_t)args->required_bytes[2];
-  if (!failed && (x->api.bo_sync(bo[2], TSR_XRT_SYNC_FROM_DEVICE, out_bytes, 0) != 0 ||
-                  x->api.bo_read(bo[2], args->host[2], out_bytes, 0) != 0))
+  if (!failed && (x->api.xrtBOSync(bo[2], TSR_XRT_SYNC_FROM_DEVICE, out_bytes, 0) != 0 ||
+                  x->api.xrtBORead(bo[2], args->host[2], out_bytes, 0) != 0))
     failed = "xrtBOSync/xrtBORead (out)";
   for (int i = 0; i < 3; ++i)
-    if (bo[i]) x->api.bo_free(bo[i]);
+    if (bo[i]) x->api.xrtBOFree(bo[i]);
   if (!failed) return TSR_OK;
   tsr_set_message(msg, msg_size, "XRT: %s failed", failed);
   return s;
@@ -150,8 +150,8 @@ static void xdna_unload(struct tsr_kernel* k) {
   tsr_xrt* x = tsr_xrt_get();
   xrt_kernel* xk = (xrt_kernel*)k->backend_state;
   if (!xk) return;
-  if (xk->instructions) x->api.bo_free(xk->instructions);
-  if (xk->kernel) x->api.kernel_close(xk->kernel);
+  if (xk->instructions) x->api.xrtBOFree(xk->instructions);
+  if (xk->kernel) x->api.xrtKernelClose(xk->kernel);
   free(xk);
   k->backend_state = NULL;
 }

@@ -13,11 +13,9 @@
 #define DEFAULT_XRT "libxrt_coreutil.so.2"
 #define NPU_NODE "/dev/accel/accel0"
 
-static const char api_names[] =
-    "xrtDeviceOpen\0xrtDeviceLoadXclbin\0xrtDeviceGetXclbinUUID\0xrtPLKernelOpen\0xrtKernelClose\0"
-    "xrtKernelArgGroupId\0xrtKernelRun\0xrtRunWait\0xrtRunClose\0xrtBOAlloc\0xrtBOFree\0xrtBOSync\0"
-    "xrtBOWrite\0xrtBORead\0";
-enum { API_COUNT = sizeof(tsr_xrt_api) / sizeof(void (*)(void)) };
+static const char symbol_names[] = TSR_XRT_SYMBOLS(TSR_DL_NAME);
+enum { SYMBOLS = 0 TSR_XRT_SYMBOLS(TSR_DL_COUNT) };
+_Static_assert(sizeof(tsr_xrt_api) == SYMBOLS * sizeof(void*), "one pointer per symbol");
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static int ready;
@@ -56,14 +54,10 @@ static void load(tsr_xrt* x) {
     snprintf(x->why, sizeof x->why, "no XRT (%.100s not found)", path);
     return;
   }
-  const char* name = api_names;
-  for (int i = 0; i < API_COUNT; ++i, name += strlen(name) + 1) {
-    void* fn = dlsym(x->library, name);
-    if (!fn) {
-      snprintf(x->why, sizeof x->why, "XRT %.80s lacks %s", path, name);
-      return;
-    }
-    memcpy((char*)&x->api + (size_t)i * sizeof fn, &fn, sizeof fn);
+  const char* missing = tsr_dl_resolve(x->library, symbol_names, SYMBOLS, SYMBOLS, &x->api);
+  if (missing) {
+    snprintf(x->why, sizeof x->why, "XRT %.80s lacks %s", path, missing);
+    return;
   }
   snprintf(x->arch, sizeof x->arch, "%s", arch);
   snprintf(x->why, sizeof x->why, "AMD XDNA NPU (%s) at %s", x->arch, NPU_NODE);
@@ -84,7 +78,7 @@ tsr_xrt* tsr_xrt_get(void) {
 
 tsr_status tsr_xrt_open_device(tsr_xrt* x, char* msg, size_t msg_size) {
   pthread_mutex_lock(&lock);
-  if (!x->device) x->device = x->api.device_open(0);
+  if (!x->device) x->device = x->api.xrtDeviceOpen(0);
   const int opened = x->device != NULL;
   pthread_mutex_unlock(&lock);
   if (!opened) tsr_set_message(msg, msg_size, "XRT: xrtDeviceOpen(0) failed");

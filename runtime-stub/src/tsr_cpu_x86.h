@@ -1,11 +1,14 @@
 /* x86-64 psABI microarchitecture levels (x86-64 psABI §3.1.1) as this CPU
  * supports them: the one detector of the project. The stub's variant
  * selection and the compiler's device discovery (`tesserac targets`, the
- * oracle's "device present" check) both ask it. Internal: not in tesserart.h. */
+ * oracle's "device present" check) both ask it. Internal: not in tesserart.h;
+ * what the compiler calls is declared in tesserart_compiler.h. */
 #ifndef TSR_CPU_X86_H
 #define TSR_CPU_X86_H
 
 #include <stddef.h>
+
+#include "tesserart_compiler.h" /* tsr_x86_level_features, tsr_x86_amx_permitted */
 
 #ifdef __cplusplus
 extern "C" {
@@ -17,18 +20,6 @@ extern "C" {
  * when the CPU and OS support AMX tiles (the permission is separate). Detected on first use and cached; threads
  * racing to the first use may each detect, and store the same value. */
 int tsr_x86_features(void);
-
-/* The features levels 2..level require, split into the ones this CPU has
- * and the ones it lacks, space-separated ("sse3 ssse3 cx16 ..."; the OS
- * register-state checks read "xsave-avx" and "xsave-avx512"). Returns 1
- * when none is missing. Either buffer may be NULL. */
-int tsr_x86_level_features(int level, char* have, size_t have_size, char* missing, size_t missing_size);
-
-/* Whether this process may use AMX tile data: the Linux permission request
- * (arch_prctl(ARCH_REQ_XCOMP_PERM, XFEATURE_XTILEDATA)), made once per
- * process on first call; later calls return its answer. Variant selection
- * asks before it picks an AMX variant, so before the first AMX launch. */
-int tsr_x86_amx_permitted(void);
 
 /* Tests only: the next tsr_x86_amx_permitted() asks `request` (returning 0
  * for granted) instead of the kernel, once; NULL restores the real request. */

@@ -1,19 +1,17 @@
 /* Internals of the HIP backend: the subset of the HIP runtime API it uses
  * (HIP API reference, hip_runtime_api.h of ROCm 5.2), resolved with
  * dlopen("libamdhip64.so") so that nothing links against ROCm.
- * backend_hip_runtime.c loads it, backend_hip.c selects, loads and launches
- * through it. The handle types are the stub's names for HIP's opaque
- * pointers (hipModule_t, hipFunction_t, hipStream_t), so that a test may
- * include both this file and ROCm's header. */
+ * backend_hip_runtime.c loads it, backend_hip.c selects variants and says
+ * what HIP calls its codes; loading and launching are gpu_launch.c's. The
+ * names are the stub's own (HIP's handles are void* here), so that a test
+ * may include both this file and ROCm's header. */
 #ifndef TSR_HIP_H
 #define TSR_HIP_H
 
+#include "tsr_dl.h"
 #include "tsr_gpu.h"
 
 typedef int tsr_hip_error;
-typedef struct tsr_hip_module_st* tsr_hip_module;
-typedef struct tsr_hip_function_st* tsr_hip_function;
-typedef struct tsr_hip_stream_st* tsr_hip_stream;
 
 /* hipDeviceProp_t as the exported hipGetDeviceProperties fills it: ROCm 5's
  * layout (R0000), which ROCm 6 keeps under that name next to
@@ -29,25 +27,32 @@ enum {
   TSR_HIP_PROP_BUFFER = 4096
 };
 
-/* Entry points, in the order of the name table in backend_hip_runtime.c. */
+/* The runtime's entry points, X(symbol, return, parameters) (tsr_dl.h).
+ * Device addresses are tsr_gpu_ptr (HIP's void*) and modules, functions and
+ * streams void*: the shared launch code's calls (tsr_gpu_calls). */
+#define TSR_HIP_SYMBOLS(X)                                                                                   \
+  X(hipInit, tsr_hip_error, (unsigned))                                                                      \
+  X(hipGetDeviceCount, tsr_hip_error, (int*))                                                                \
+  X(hipGetDeviceProperties, tsr_hip_error, (void*, int))                                                     \
+  X(hipGetDevice, tsr_hip_error, (int*))                                                                     \
+  X(hipSetDevice, tsr_hip_error, (int))                                                                      \
+  X(hipModuleLoadData, tsr_hip_error, (void**, const void*))                                                 \
+  X(hipModuleUnload, tsr_hip_error, (void*))                                                                 \
+  X(hipModuleGetFunction, tsr_hip_error, (void**, void*, const char*))                                       \
+  X(hipMalloc, tsr_hip_error, (tsr_gpu_ptr*, size_t))                                                        \
+  X(hipFree, tsr_hip_error, (tsr_gpu_ptr))                                                                   \
+  X(hipMemcpyHtoD, tsr_hip_error, (tsr_gpu_ptr, const void*, size_t))                                        \
+  X(hipMemcpyDtoH, tsr_hip_error, (void*, tsr_gpu_ptr, size_t))                                              \
+  X(hipDeviceSynchronize, tsr_hip_error, (void))                                                             \
+  X(hipModuleLaunchKernel, tsr_hip_error,                                                                    \
+    (void*, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, void*, void**, void**))    \
+  X(hipDriverGetVersion, tsr_hip_error, (int*))
+/* Optional: NULL when the runtime lacks them. */
+#define TSR_HIP_OPTIONAL_SYMBOLS(X) X(hipGetErrorName, const char*, (tsr_hip_error))
+
 typedef struct tsr_hip_api {
-  tsr_hip_error (*init)(unsigned);
-  tsr_hip_error (*device_count)(int*);
-  tsr_hip_error (*device_properties)(void*, int);
-  tsr_hip_error (*get_device)(int*);
-  tsr_hip_error (*set_device)(int);
-  tsr_hip_error (*module_load)(tsr_hip_module*, const void*);
-  tsr_hip_error (*module_unload)(tsr_hip_module);
-  tsr_hip_error (*module_function)(tsr_hip_function*, tsr_hip_module, const char*);
-  tsr_hip_error (*mem_alloc)(void**, size_t);
-  tsr_hip_error (*mem_free)(void*);
-  tsr_hip_error (*memcpy_htod)(void*, void*, size_t);
-  tsr_hip_error (*memcpy_dtoh)(void*, void*, size_t);
-  tsr_hip_error (*device_synchronize)(void);
-  tsr_hip_error (*launch)(tsr_hip_function, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
-                       tsr_hip_stream, void**, void**);
-  tsr_hip_error (*driver_version)(int*);
-  const char* (*error_name)(tsr_hip_error);   /* optional: NULL when the runtime lacks it */
+  TSR_HIP_SYMBOLS(TSR_DL_MEMBER)
+  TSR_HIP_OPTIONAL_SYMBOLS(TSR_DL_MEMBER)
 } tsr_hip_api;
 
 typedef struct tsr_hip_device {
@@ -57,14 +62,9 @@ typedef struct tsr_hip_device {
 
 /* The runtime as loaded once per process (or per tsr_hip_use_runtime_for_tests). */
 typedef struct tsr_hip_runtime {
-  tsr_status status;        /* TSR_OK, or TSR_ERROR_NO_DEVICE with why */
-  char why[200];
-  void* library;
+  tsr_gpu_driver gpu;       /* first: status, why, device_count, generation, the shared calls */
   tsr_hip_api api;
-  int driver_version;
-  int device_count;
   tsr_hip_device* devices;
-  unsigned generation;      /* changes with every test reset; kernels loaded before it skip the runtime */
 } tsr_hip_runtime;
 
 /* The runtime, loaded and initialized on the first call (thread-safe); never NULL. */
@@ -75,11 +75,11 @@ tsr_hip_runtime* tsr_hip_runtime_get(void);
 tsr_status tsr_hip_enter(tsr_hip_runtime* h, int device, int* saved, tsr_status phase, char* msg, size_t msg_size);
 void tsr_hip_restore(tsr_hip_runtime* h, int saved);
 
+/* hipGetErrorName's answer for r, or NULL (also while the runtime loads). */
+const char* tsr_hip_error_name(int r);
+
 /* The status a tsr_hip_error maps to (docs/runtime.md, "GPU launch"); `phase`
  * for codes without a more specific status. */
 tsr_status tsr_hip_status(tsr_hip_error r, tsr_status phase);
-/* Writes "<what> failed on HIP device D: hipErrorX (n)" and returns tsr_hip_status(r, phase). */
-tsr_status tsr_hip_fail(const tsr_hip_runtime* h, tsr_hip_error r, tsr_status phase, const char* what, int device,
-                        char* msg, size_t msg_size);
 
 #endif /* TSR_HIP_H */

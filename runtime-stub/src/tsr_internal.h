@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "tesserart.h"
+#include "tesserart_compiler.h"
 #include "tsr_workspace.h"
 
 #define TSR_MAJOR 2
@@ -278,10 +279,21 @@ int tsr_select_wants_variant(const tsr_select_options* o, const struct tsr_archi
 tsr_status tsr_backend_select(const tsr_backend* b, const struct tsr_archive* a, size_t kernel,
                               const tsr_select_options* o, size_t* out_variant, const char** out_route);
 
+/* Which backends this build of the stub has (CMake: TESSERAC_STUB_CUDA,
+ * _HIP, _XRT); one built out is backend_absent.c's stand-in. */
+#ifndef TSR_STUB_CUDA
+#define TSR_STUB_CUDA 1
+#endif
+#ifndef TSR_STUB_HIP
+#define TSR_STUB_HIP 1
+#endif
+#ifndef TSR_STUB_XRT
+#define TSR_STUB_XRT 1
+#endif
+
 extern const tsr_backend tsr_backend_x86;
-extern const tsr_backend tsr_backend_cuda;
-extern const tsr_backend tsr_backend_hip;
 extern const tsr_backend tsr_backend_xdna;
+/* cuda and hip: the .backend of tsr_gpu_cuda and tsr_gpu_hip (tsr_gpu.h). */
 
 /* x86 (backend_x86.c): one loaded shared object (x86 kernel ABI v2,
  * tesserart_kernel.h) and the workspace its launches reuse. Loading with a
@@ -310,22 +322,11 @@ void tsr_x86_unload_loaded(tsr_x86_loaded* l);
 /* ---- CUDA (backend_cuda*.c; docs/runtime.md, "GPU launch") -------------
  * The one CUDA driver loader of the project: the compiler's device
  * discovery (tesserac targets, Target::device) and the device checks call
- * these instead of loading the driver themselves. Each call initializes the
- * driver on first use (thread-safe, once). */
+ * these (tesserart_compiler.h) instead of loading the driver themselves.
+ * Each call initializes the driver on first use (thread-safe, once). */
 /* TSR_OK and the compute capability (major*10+minor) of device ordinal
  * `device`; TSR_ERROR_NO_DEVICE without a driver or such a device. */
 tsr_status tsr_cuda_probe(int device, int* out_cc);
-/* Devices the driver reports; 0 without a driver or device. */
-int tsr_cuda_device_count(void);
-/* Why there is no device ("no CUDA driver (libcuda.so.1 not found)", "no
- * CUDA device", ...); "" when there is one. */
-const char* tsr_cuda_unavailable_reason(void);
-typedef struct tsr_cuda_device_desc {
-  char name[128];
-  int compute_capability;   /* major*10+minor */
-  int driver_version;       /* cuDriverGetVersion, e.g. 13000 */
-} tsr_cuda_device_desc;
-tsr_status tsr_cuda_describe(int device, tsr_cuda_device_desc* out);
 /* dlsym in the loaded driver (NULL without one): what the device checks use
  * for events, streams and device memory, so they share the stub's driver. */
 void* tsr_cuda_driver_symbol(const char* name);
@@ -334,46 +335,20 @@ void* tsr_cuda_driver_symbol(const char* name);
  * far, which is released. Only while no CUDA kernel is loaded and no other
  * thread is in the stub. */
 void tsr_cuda_use_driver_for_tests(const char* path);
-/* "x,y,z" of cuda.block / cuda.grid, each INT | NAME | cdiv(INT_OR_NAME,INT)
- * with NAME one of scalar_names (scalars[i] its value). Returns NULL and the
- * three values when they are valid for `what` ("grid": x in 1..2^31-1, y and
- * z in 1..65535; "block": x, y in 1..1024, z in 1..64, product <= 1024), or
- * a static string saying what is wrong (TSR_CUDA_GRID_TOO_LARGE when a grid
- * component exceeds its limit: sizes too large for the artifact). The
- * compiler checks its launch geometry with this same function. */
 /* Decimal digits only (n of them, n >= 1), at most INT64_MAX: 1 and *out, else 0. */
 int tsr_cuda_parse_int(const char* s, size_t n, int64_t* out);
-extern const char TSR_CUDA_GRID_TOO_LARGE[];
-const char* tsr_cuda_eval_triple(const char* text, const char* what, const char* const* scalar_names,
-                                 const int64_t* scalars, size_t scalar_count, unsigned out[3]);
+/* tsr_cuda_eval_triple, the geometry evaluator: tesserart_compiler.h. */
 
 /* ---- HIP (backend_hip*.c; docs/targets-hip.md) -------------------------
  * The one HIP runtime loader of the project, as for CUDA above: the
- * compiler's device discovery calls these. Each initializes the runtime on
- * first use (thread-safe, once). */
-/* Devices the runtime reports; 0 without a runtime or device. */
-int tsr_hip_device_count(void);
-/* Why there is no device ("no AMD GPU: libamdhip64 not found (...)", "no
- * AMD GPU: hipGetDeviceCount reports 0 (...)"); "" when there is one. */
-const char* tsr_hip_unavailable_reason(void);
-typedef struct tsr_hip_device_desc {
-  char name[256];
-  char arch[256];           /* gcnArchName: a target ID, "gfx90a:sramecc+:xnack-" */
-  int driver_version;       /* hipDriverGetVersion */
-} tsr_hip_device_desc;
-tsr_status tsr_hip_describe(int device, tsr_hip_device_desc* out);
-/* -1 when code built for target ID `code_id` ("gfx90a", "gfx90a:xnack+")
- * cannot run on a device reporting `device_id`; otherwise the number of
- * features the code states (a feature it omits is "any"). */
-int tsr_hip_target_id_match(const char* device_id, const char* code_id);
+ * compiler's device discovery calls these (tesserart_compiler.h). Each
+ * initializes the runtime on first use (thread-safe, once). */
 /* dlsym in the loaded runtime (NULL without one): events and streams for device checks. */
 void* tsr_hip_runtime_symbol(const char* name);
 /* Tests only (tests/support/hip_runtime_double): the next use loads `path`
  * (NULL: libamdhip64 again); as tsr_cuda_use_driver_for_tests. */
 void tsr_hip_use_runtime_for_tests(const char* path);
-/* XRT (backend_xrt*.c): TSR_OK and the NPU's description, or
- * TSR_ERROR_NO_DEVICE and the reason ("no NPU (/dev/accel/accel0 absent ..."). */
-tsr_status tsr_xrt_probe(char* out_npu, size_t npu_size);
+/* XRT (backend_xrt*.c): tsr_xrt_probe is in tesserart_compiler.h. */
 /* Tests only (tests/support/xrt_double): the next XRT use loads `path`
  * (NULL: libxrt_coreutil.so.2 and the real NPU again) standing for an NPU
  * of `arch`. Only while no xdna kernel is loaded and no other thread is in the stub. */

@@ -4,6 +4,7 @@
 #ifndef TSR_XRT_H
 #define TSR_XRT_H
 
+#include "tsr_dl.h"
 #include "tsr_internal.h"
 
 enum {
@@ -16,21 +17,25 @@ enum {
 };
 
 typedef void* xrt_handle;
+/* XRT's entry points, X(symbol, return, parameters) (tsr_dl.h); all required. */
+#define TSR_XRT_SYMBOLS(X)                                                                 \
+  X(xrtDeviceOpen, xrt_handle, (unsigned index))                                            \
+  X(xrtDeviceLoadXclbin, int, (xrt_handle device, const void* axlf))                        \
+  X(xrtDeviceGetXclbinUUID, int, (xrt_handle device, unsigned char out[16]))                \
+  X(xrtPLKernelOpen, xrt_handle, (xrt_handle device, const unsigned char uuid[16], const char* name)) \
+  X(xrtKernelClose, int, (xrt_handle kernel))                                               \
+  X(xrtKernelArgGroupId, int, (xrt_handle kernel, int argno))                               \
+  X(xrtKernelRun, xrt_handle, (xrt_handle kernel, ...))                                     \
+  X(xrtRunWait, int, (xrt_handle run))                                                      \
+  X(xrtRunClose, int, (xrt_handle run))                                                     \
+  X(xrtBOAlloc, xrt_handle, (xrt_handle device, size_t size, unsigned flags, unsigned group)) \
+  X(xrtBOFree, int, (xrt_handle bo))                                                        \
+  X(xrtBOSync, int, (xrt_handle bo, int direction, size_t size, size_t offset))            \
+  X(xrtBOWrite, int, (xrt_handle bo, const void* src, size_t size, size_t seek))           \
+  X(xrtBORead, int, (xrt_handle bo, void* dst, size_t size, size_t skip))
+
 typedef struct tsr_xrt_api {
-  xrt_handle (*device_open)(unsigned index);
-  int (*load_xclbin)(xrt_handle device, const void* axlf);
-  int (*xclbin_uuid)(xrt_handle device, unsigned char out[16]);
-  xrt_handle (*kernel_open)(xrt_handle device, const unsigned char uuid[16], const char* name);
-  int (*kernel_close)(xrt_handle kernel);
-  int (*arg_group)(xrt_handle kernel, int argno);
-  xrt_handle (*kernel_run)(xrt_handle kernel, ...);
-  int (*run_wait)(xrt_handle run);
-  int (*run_close)(xrt_handle run);
-  xrt_handle (*bo_alloc)(xrt_handle device, size_t size, unsigned flags, unsigned group);
-  int (*bo_free)(xrt_handle bo);
-  int (*bo_sync)(xrt_handle bo, int direction, size_t size, size_t offset);
-  int (*bo_write)(xrt_handle bo, const void* src, size_t size, size_t seek);
-  int (*bo_read)(xrt_handle bo, void* dst, size_t size, size_t skip);
+  TSR_XRT_SYMBOLS(TSR_DL_MEMBER)
 } tsr_xrt_api;
 
 typedef struct tsr_xrt {

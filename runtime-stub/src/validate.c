@@ -3,7 +3,7 @@
  * use (tsr_kernel_check: all cheap, no blob bytes read); tsr_archive_verify
  * adds the index hash and layout, blob order across kernels, padding and
  * both checksums of every blob. The compiler reads archives through these
- * same functions (src/archive/archive_reader.cc). */
+ * same functions (src/pipeline/archive/archive_reader.cc). */
 #include <stdio.h>
 #include <stdlib.h>
 

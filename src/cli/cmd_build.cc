@@ -26,7 +26,7 @@
 #include "spec/spec_loader.h"
 #include "support/file_io.h"
 #include "support/sha256.h"
-#include "targets/registry.h"
+#include "registry/registry.h"
 
 namespace tsr::cli {
 

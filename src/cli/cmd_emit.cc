@@ -6,7 +6,7 @@
 #include "cli/commands.h"
 #include "driver/compile.h"
 #include "driver/plan.h"
-#include "spec/spec_loader.h"
+#include "driver/spec_loading.h"
 #include "support/file_io.h"
 
 namespace tsr::cli {

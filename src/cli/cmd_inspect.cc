@@ -9,7 +9,7 @@
 #include "cli/commands.h"
 #include "driver/reason_notes.h"
 #include "support/file_io.h"
-#include "targets/xdna/xclbin_reader.h"
+#include "xdna/xclbin_reader.h"
 
 namespace tsr::cli {
 

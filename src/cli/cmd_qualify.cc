@@ -21,7 +21,7 @@
 #include "receipts/receipt_signature.h"
 #include "cli/spec_selection.h"
 #include "support/file_io.h"
-#include "targets/registry.h"
+#include "registry/registry.h"
 #include "tesserart.h"
 
 namespace tsr::cli {

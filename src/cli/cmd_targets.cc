@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
-#include "targets/registry.h"
+#include "registry/registry.h"
 
 namespace tsr::cli {
 

@@ -1,5 +1,5 @@
 // tesserac: the thin tool. It parses options and dispatches to a subcommand;
-// the work happens in the libraries under src/ and targets/.
+// the work happens in the four libraries under src/ (docs/architecture.md).
 #include <iostream>
 #include <map>
 

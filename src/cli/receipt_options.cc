@@ -5,7 +5,7 @@
 
 #include "cli/commands.h"
 #include "receipts/admission.h"
-#include "targets/registry.h"
+#include "registry/registry.h"
 
 namespace tsr::cli {
 

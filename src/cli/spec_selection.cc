@@ -7,7 +7,7 @@
 #include "cli/command_files.h"
 #include "cli/commands.h"
 #include "driver/plan.h"
-#include "spec/spec_loader.h"
+#include "driver/spec_loading.h"
 #include "support/decimal.h"
 #include "support/file_io.h"
 

@@ -9,7 +9,7 @@
 #include "oracle/oracle.h"
 #include "spec/kernel_spec.h"
 #include "support/diagnostics.h"
-#include "targets/target.h"
+#include "target/target.h"
 
 namespace tsr::cli {
 

@@ -11,7 +11,7 @@
 
 #include "cuda_device_launch.h"
 #include "driver/compile.h"
-#include "targets/cuda/cuda_toolkit.h"
+#include "cuda/cuda_toolkit.h"
 
 namespace tsr::device_check {
 

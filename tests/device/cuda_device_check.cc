@@ -21,12 +21,12 @@
 #include "driver/compile.h"
 #include "driver/stub_routed_target.h"
 #include "oracle/oracle.h"
-#include "spec/spec_loader.h"
+#include "driver/spec_loading.h"
 #include "support/diagnostics.h"
-#include "targets/cuda/cuda_archs.h"
-#include "targets/cuda/cuda_devices.h"
-#include "targets/cuda/cuda_target.h"
-#include "targets/forwarding_target.h"
+#include "cuda/cuda_archs.h"
+#include "cuda/cuda_devices.h"
+#include "cuda/cuda_target.h"
+#include "target/forwarding_target.h"
 
 namespace tsr::device_check {
 

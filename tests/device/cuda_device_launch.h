@@ -15,7 +15,7 @@
 #include "archive/archive_writer.h"
 #include "driver/assemble_archive.h"
 #include "spec/abi.h"
-#include "targets/target.h"
+#include "target/target.h"
 #include "tesserart.h"
 
 extern "C" {

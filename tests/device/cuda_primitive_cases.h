@@ -16,9 +16,9 @@
 
 #include "spec/kernel_spec.h"
 #include "support/half.h"
-#include "targets/cuda/cuda_primitives.h"
-#include "targets/cuda/emulator/emulator.h"
-#include "targets/target.h"
+#include "cuda/cuda_primitives.h"
+#include "emulator/emulator.h"
+#include "target/target.h"
 
 namespace tsr::primitive_conformance {
 

@@ -11,8 +11,8 @@
 
 #include "cuda_device_launch.h"
 #include "support/file_io.h"
-#include "targets/cuda/cuda_archs.h"
-#include "targets/cuda/cuda_target.h"
+#include "cuda/cuda_archs.h"
+#include "cuda/cuda_target.h"
 #include "tests/device/cuda_primitive_cases.h"
 
 namespace tsr::device_check {

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "identity/identity.h"
-#include "spec/spec_loader.h"
+#include "driver/spec_loading.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);

@@ -1,4 +1,4 @@
-// libFuzzer target for the two xclbin readers: tesserac's (targets/xdna/
+// libFuzzer target for the two xclbin readers: tesserac's (src/backends/xdna/
 // xclbin_reader.h, used by `inspect`) and the runtime stub's instruction-
 // stream lookup (tsr_xclbin_instructions, backend_xrt_driver.c). Any input
 // must be accepted or refused with a message, never read out of bounds; an
@@ -13,7 +13,7 @@
 extern "C" {
 #include "runtime-stub/src/tsr_xrt.h"
 }
-#include "targets/xdna/xclbin_reader.h"
+#include "xdna/xclbin_reader.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // A copy of exactly `size` bytes, so a sanitizer sees any read past the end.

@@ -1,4 +1,4 @@
-// The measured arbiter (src/arbiter/, docs/arbiter.md) on the x86 target:
+// The measured arbiter (src/pipeline/arbiter/, docs/arbiter.md) on the x86 target:
 // candidates through the oracle with their own budgets, the determinism
 // filter, a wrong fast candidate never chosen, routes per shape bucket that
 // the stub follows, and the tuning cache's hits and invalidation.
@@ -17,7 +17,7 @@
 #include "oracle/input_generator.h"
 #include "driver/stub_routed_target.h"
 #include "spec_test_util.h"
-#include "targets/registry.h"
+#include "registry/registry.h"
 #include "tesserart.h"
 
 namespace tsr {

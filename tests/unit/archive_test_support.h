@@ -15,7 +15,7 @@
 #include "archive/archive_contents.h"
 #include "support/sha256.h"
 #include "support/subprocess.h"
-#include "targets/x86/x86_kernel_abi_text.h"
+#include "x86/x86_kernel_abi_text.h"
 
 namespace tsr::testing {
 

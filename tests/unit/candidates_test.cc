@@ -7,7 +7,7 @@
 
 #include "delegate/delegate_table.h"
 #include "spec_test_util.h"
-#include "targets/target.h"
+#include "target/target.h"
 
 namespace tsr {
 namespace {

@@ -7,9 +7,9 @@
 #include <cstdlib>
 
 #include "spec/abi.h"
-#include "targets/cuda/cuda_abi_check.h"
-#include "targets/cuda/cuda_target.h"
-#include "targets/cuda/cuda_toolkit.h"
+#include "cuda/cuda_abi_check.h"
+#include "cuda/cuda_target.h"
+#include "cuda/cuda_toolkit.h"
 #include "tests/unit/spec_builders.h"
 
 namespace tsr {

@@ -7,8 +7,8 @@
 #include "cuda_double_fixture.h"
 #include "driver/stub_routed_target.h"
 #include "oracle/oracle.h"
-#include "targets/cuda/cuda_devices.h"
-#include "targets/cuda/cuda_target.h"
+#include "cuda/cuda_devices.h"
+#include "cuda/cuda_target.h"
 #include "tests/unit/spec_builders.h"
 
 namespace tsr {

@@ -3,10 +3,10 @@
 // cubin parsers used by the ABI check (inputs inline, exact text checked).
 #include <gtest/gtest.h>
 
-#include "targets/cuda/cuda_abi_check.h"
-#include "targets/cuda/cuda_emit_kernels.h"
-#include "targets/cuda/cuda_launch_geometry.h"
-#include "targets/cuda/cuda_target.h"
+#include "cuda/cuda_abi_check.h"
+#include "cuda/cuda_emit_kernels.h"
+#include "cuda/cuda_launch_geometry.h"
+#include "cuda/cuda_target.h"
 #include "tests/unit/spec_builders.h"
 
 namespace tsr {

@@ -6,10 +6,10 @@
 
 #include <cstdlib>
 
-#include "targets/cuda/cuda_emit_kernels.h"
-#include "targets/cuda/cuda_primitives.h"
-#include "targets/cuda/cuda_target.h"
-#include "targets/cuda/emulator/shared_symbols.h"
+#include "cuda/cuda_emit_kernels.h"
+#include "cuda/cuda_primitives.h"
+#include "cuda/cuda_target.h"
+#include "emulator/shared_symbols.h"
 #include "tests/unit/emulator_test_support.h"
 
 namespace tsr {

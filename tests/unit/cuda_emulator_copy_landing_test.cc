@@ -5,7 +5,7 @@
 // the ABI of a one-input elementwise spec; skips when clang is absent.
 #include <gtest/gtest.h>
 
-#include "targets/cuda/cuda_primitives.h"
+#include "cuda/cuda_primitives.h"
 #include "tests/unit/emulator_test_support.h"
 
 namespace tsr {

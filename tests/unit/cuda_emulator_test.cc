@@ -6,10 +6,10 @@
 #include <chrono>
 
 #include "oracle/input_generator.h"
-#include "spec/spec_loader.h"
+#include "driver/spec_loading.h"
 #include "support/diagnostics.h"
-#include "targets/cuda/cuda_emit_kernels.h"
-#include "targets/cuda/cuda_target.h"
+#include "cuda/cuda_emit_kernels.h"
+#include "cuda/cuda_target.h"
 #include "tests/unit/emulator_test_support.h"
 #include "tests/unit/spec_builders.h"
 

@@ -9,7 +9,7 @@
 #include <cstring>
 #include <map>
 
-#include "targets/cuda/cuda_target.h"
+#include "cuda/cuda_target.h"
 #include "tests/device/cuda_primitive_cases.h"
 #include "tests/unit/emulator_test_support.h"
 

@@ -11,10 +11,10 @@
 #include <map>
 #include <regex>
 
-#include "spec/spec_loader.h"
+#include "driver/spec_loading.h"
 #include "support/diagnostics.h"
-#include "targets/cuda/cuda_emit_kernels.h"
-#include "targets/cuda/cuda_primitives.h"
+#include "cuda/cuda_emit_kernels.h"
+#include "cuda/cuda_primitives.h"
 
 namespace tsr {
 namespace {

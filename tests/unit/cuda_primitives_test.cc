@@ -6,9 +6,9 @@
 
 #include <regex>
 
-#include "spec/spec_loader.h"
+#include "driver/spec_loading.h"
 #include "support/diagnostics.h"
-#include "targets/cuda/cuda_emit_kernels.h"
+#include "cuda/cuda_emit_kernels.h"
 
 namespace tsr {
 namespace {

@@ -8,8 +8,8 @@
 #include <chrono>
 
 #include "oracle/input_generator.h"
-#include "targets/cuda/cuda_candidates.h"
-#include "targets/cuda/cuda_target.h"
+#include "cuda/cuda_candidates.h"
+#include "cuda/cuda_target.h"
 #include "tests/unit/emulator_test_support.h"
 #include "tests/unit/spec_builders.h"
 

@@ -1,4 +1,4 @@
-// The document layer (src/document/): one position-tracking tree filled by
+// The document layer (src/core/document/): one position-tracking tree filled by
 // yaml-cpp and by toml++, and MapReader's shared diagnostics over it.
 #include <gtest/gtest.h>
 

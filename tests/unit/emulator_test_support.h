@@ -13,8 +13,9 @@
 #include <thread>
 #include <vector>
 
-#include "targets/cuda/emulator/emulator.h"
-#include "targets/cuda/emulator/emulator_toolchain.h"
+#include "emulator/emulator.h"
+#include "oracle/emulated_report.h"
+#include "emulator/emulator_toolchain.h"
 #include "tests/unit/spec_builders.h"
 
 namespace tsr::emulator_test {

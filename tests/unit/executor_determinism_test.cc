@@ -15,7 +15,7 @@
 
 #include "driver/stub_routed_target.h"
 #include "spec/abi.h"
-#include "spec/spec_loader.h"
+#include "driver/spec_loading.h"
 #include "support/half.h"
 #include "test_executor.h"
 #include "x86_fixture.h"

@@ -10,9 +10,9 @@
 
 #include "spec/abi.h"
 #include "support/elf64_reader.h"
-#include "targets/hip/hip_abi_check.h"
-#include "targets/hip/hip_archs.h"
-#include "targets/hip/hip_toolchain.h"
+#include "hip/hip_abi_check.h"
+#include "hip/hip_archs.h"
+#include "hip/hip_toolchain.h"
 #include "tests/unit/spec_builders.h"
 
 namespace tsr {

@@ -13,9 +13,9 @@
 #include <map>
 
 #include "spec/abi.h"
-#include "targets/hip/hip_abi_check.h"
-#include "targets/hip/hip_target.h"
-#include "targets/hip/hip_toolchain.h"
+#include "hip/hip_abi_check.h"
+#include "hip/hip_target.h"
+#include "hip/hip_toolchain.h"
 #include "tests/unit/spec_builders.h"
 
 namespace tsr {

@@ -4,7 +4,7 @@
 // HipCompile.ShippedSpecsBuildForEveryArchWithGoldenMetadata (hip_compile_test.cc).
 #include <gtest/gtest.h>
 
-#include "targets/hip/hip_emit_kernels.h"
+#include "hip/hip_emit_kernels.h"
 #include "tests/unit/spec_builders.h"
 
 namespace tsr {

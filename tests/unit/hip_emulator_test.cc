@@ -6,11 +6,11 @@
 #include <gtest/gtest.h>
 
 #include "oracle/input_generator.h"
-#include "spec/spec_loader.h"
+#include "driver/spec_loading.h"
 #include "support/diagnostics.h"
-#include "targets/cuda/emulator/warp_collectives.h"
-#include "targets/hip/hip_emit_kernels.h"
-#include "targets/hip/hip_emulated_target.h"
+#include "emulator/warp_collectives.h"
+#include "hip/hip_emit_kernels.h"
+#include "hip/hip_emulated_target.h"
 #include "tests/unit/emulator_test_support.h"
 #include "tests/unit/spec_builders.h"
 

@@ -10,7 +10,7 @@
 #include "driver/qualify.h"
 #include "driver/stub_routed_target.h"
 #include "spec_test_util.h"
-#include "targets/registry.h"
+#include "registry/registry.h"
 #include "tesserart.h"
 #include "x86_fixture.h"
 

@@ -17,7 +17,7 @@
 #include "spec/abi.h"
 #include "spec_test_util.h"
 #include "support/half.h"
-#include "targets/registry.h"
+#include "registry/registry.h"
 #include "x86_fixture.h"
 
 namespace tsr {

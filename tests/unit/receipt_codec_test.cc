@@ -1,4 +1,4 @@
-// The receipt codec (src/receipts/): canonical bytes, exact round trips and
+// The receipt codec (src/pipeline/receipts/): canonical bytes, exact round trips and
 // the decoder's refusals that are not covered by a golden file
 // (tests/bad_receipts/, ReceiptCodecGolden.*).
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// Ed25519 receipt signatures (src/receipts/receipt_signature.h,
+// Ed25519 receipt signatures (src/pipeline/receipts/receipt_signature.h,
 // docs/receipt-signing.md). Keys are made here, at test time, with OpenSSL;
 // none is checked in.
 #include "receipts/receipt_signature.h"

@@ -20,7 +20,7 @@
 #include "support/c_identifiers.h"
 #include "support/file_io.h"
 #include "support/subprocess.h"
-#include "targets/registry.h"
+#include "registry/registry.h"
 
 namespace tsr {
 namespace {

@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "spec/kernel_spec.h"
-#include "spec/spec_loader.h"
+#include "driver/spec_loading.h"
 #include "support/diagnostics.h"
 
 namespace tsr::spec_builders {

@@ -8,7 +8,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "spec/spec_loader.h"
+#include "driver/spec_loading.h"
 #include "text_mutation.h"
 
 namespace tsr {

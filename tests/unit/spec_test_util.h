@@ -4,7 +4,7 @@
 #include <optional>
 #include <string>
 
-#include "spec/spec_loader.h"
+#include "driver/spec_loading.h"
 #include "support/diagnostics.h"
 
 namespace tsr::testing {

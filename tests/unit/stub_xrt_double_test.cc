@@ -14,7 +14,7 @@
 
 #include "archive/archive_writer.h"
 #include "archive_test_support.h"
-#include "targets/xdna/xclbin_writer.h"
+#include "xdna/xclbin_writer.h"
 #include "tesserart.h"
 #include "xrt_double/xrt_double.h"
 

@@ -5,8 +5,8 @@
 
 #include <set>
 
-#include "targets/cuda/emulator/emulator.h"
-#include "targets/registry.h"
+#include "emulator/emulator.h"
+#include "registry/registry.h"
 
 namespace tsr {
 namespace {

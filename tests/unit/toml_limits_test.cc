@@ -1,4 +1,4 @@
-// The TOML shape limits (src/document/toml_limits.h, docs/limits.md): nesting,
+// The TOML shape limits (src/core/document/toml_limits.h, docs/limits.md): nesting,
 // parts per key and key length are checked on the raw text before toml++
 // parses it. The 30,000-part inputs are generated here rather than checked
 // in (60 KB each); before the check they overflowed the stack (SIGSEGV) while

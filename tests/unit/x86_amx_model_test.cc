@@ -10,8 +10,8 @@
 
 #include "oracle/oracle.h"
 #include "spec/abi.h"
-#include "targets/forwarding_target.h"
-#include "targets/x86/x86_target.h"
+#include "target/forwarding_target.h"
+#include "x86/x86_target.h"
 #include "tests/unit/spec_builders.h"
 #include "tests/unit/test_executor.h"
 #include "tests/unit/x86_fixture.h"

@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-#include "targets/registry.h"
+#include "registry/registry.h"
 
 namespace tsr::testing {
 

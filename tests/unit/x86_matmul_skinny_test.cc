@@ -1,4 +1,4 @@
-// The skinny matmul path (targets/x86/x86_emit_matmul.cc; docs/targets-x86.md,
+// The skinny matmul path (src/backends/x86/x86_emit_matmul.cc; docs/targets-x86.md,
 // "Tasks"): a C of one MC row block (M = 1, 8, 64: decode) skips the shared
 // B packing phase and splits into column tiles that pack their own B per KC
 // block. It must match the reference with tails in N and K, for every layout

@@ -17,7 +17,7 @@
 #include "oracle/reference.h"
 #include "spec/abi.h"
 #include "support/half.h"
-#include "targets/x86/x86_target.h"
+#include "x86/x86_target.h"
 #include "tesserart_kernel.h"
 #include "tests/unit/spec_builders.h"
 #include "tests/unit/test_executor.h"

@@ -14,7 +14,7 @@
 #include "oracle/oracle.h"
 #include "support/file_io.h"
 #include "support/subprocess.h"
-#include "targets/x86/x86_internal.h"
+#include "x86/x86_internal.h"
 #include "tests/unit/spec_builders.h"
 #include "tests/unit/x86_fixture.h"
 

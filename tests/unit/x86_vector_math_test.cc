@@ -1,4 +1,4 @@
-// Accuracy of the x86 vector math (targets/x86/x86_vector_math.cc): the
+// Accuracy of the x86 vector math (src/backends/x86/x86_vector_math.cc): the
 // emitted functions, compiled per tier with the target's own clang flags,
 // against an x87 long double reference, exhaustively over every f16 and every
 // bf16 input and over every 2^13-th f32 bit pattern (1,024 per binade,
@@ -25,8 +25,8 @@
 
 #include "support/file_io.h"
 #include "support/half.h"
-#include "targets/registry.h"
-#include "targets/x86/x86_internal.h"
+#include "registry/registry.h"
+#include "x86/x86_internal.h"
 
 namespace tsr {
 namespace {

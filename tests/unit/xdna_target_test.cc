@@ -11,13 +11,13 @@
 #include <filesystem>
 #include <fstream>
 
-#include "spec/spec_loader.h"
+#include "driver/spec_loading.h"
 #include "support/file_io.h"
 #include "support/sha256.h"
-#include "targets/registry.h"
-#include "targets/xdna/xclbin_reader.h"
-#include "targets/xdna/xclbin_writer.h"
-#include "targets/xdna/xdna_manifest.h"
+#include "registry/registry.h"
+#include "xdna/xclbin_reader.h"
+#include "xdna/xclbin_writer.h"
+#include "xdna/xdna_manifest.h"
 #include "tests/unit/spec_builders.h"
 
 namespace tsr {

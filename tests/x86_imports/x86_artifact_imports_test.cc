@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "targets/registry.h"
+#include "registry/registry.h"
 #include "tests/unit/spec_builders.h"
 
 namespace tsr {

@@ -15,11 +15,11 @@
 #include <cstring>
 #include <map>
 
-#include "spec/spec_loader.h"
+#include "driver/spec_loading.h"
 #include "support/sha256.h"
-#include "targets/registry.h"
-#include "targets/xdna/xclbin_reader.h"
-#include "targets/xdna/xclbin_writer.h"
+#include "registry/registry.h"
+#include "xdna/xclbin_reader.h"
+#include "xdna/xclbin_writer.h"
 
 extern "C" {
 #include "runtime-stub/src/tsr_xrt.h"

@@ -1,0 +1,54 @@
+// The CPU emulator for the cuda target's generated source (issue 9;
+// docs/emulator.md): the emitted CUDA C++ is built as host C++ against the
+// emulation prelude and launched with one fiber per GPU thread. The results
+// are semantics, not hardware: an emulated pass is never a hardware PASS.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "spec/kernel_spec.h"
+#include "cuda/cuda_emit_common.h"
+#include "emulator/emulator_options.h"
+#include "emulator/emulator_prelude.h"
+#include "target/target.h"
+
+namespace tsr::cuda::emu {
+
+// Builds `source` (the cuda emitter's text, possibly edited by a test) with
+// clang++ into a shared object of kind "emulated_shared_object". The launch
+// geometry is recorded in the same metadata keys as a cubin's (cuda.grid,
+// cuda.block, cuda.shared_bytes).
+Expected<Artifact> build_emulated(const KernelSpec& spec, const std::string& arch, const std::string& source);
+
+// What the emulator needs from the target that emitted a source: the target
+// kind (the artifact's, and the metadata prefix: <kind>.grid, <kind>.block,
+// <kind>.shared_bytes), the language, the lanes per warp or wavefront, and
+// the launch plan the emitter wrote the source for.
+struct EmulatedKind {
+  std::string kind;
+  EmulatedDialect dialect = EmulatedDialect::cuda;
+  int wave_size = 32;
+  LaunchPlan plan;
+};
+Expected<Artifact> build_emulated_module(const KernelSpec& spec, const std::string& arch, const std::string& source,
+                                         const EmulatedKind& kind);
+
+// One launch on the CPU, geometry from the artifact's metadata; outputs are
+// written back into `args`. Memcheck, racecheck, divergence, barrier, watchdog and cp.async errors
+// fail the launch with a message that lists them (the first few, and a count).
+// cuda.shared_bytes > 0 is the block's dynamic shared region (tsr_dynamic_shared()).
+// A launch that issues cp.async copies runs with them landing late and eager,
+// and fails when the outputs differ (landing_schedules.h).
+Status emulate_launch(const KernelSpec& spec, const Artifact& artifact, LaunchArgs& args,
+                      const EmulatorOptions& options = {});
+
+// The device of every emulated target: present, DeviceInfo::emulated.
+DeviceInfo emulated_device();
+
+// A Target whose runner is the emulator, so the oracle (trials, guard zones,
+// reference, determinism) runs emulated artifacts exactly as it runs devices.
+// It is deliberately not in the target registry: its verdicts are emulated.
+std::unique_ptr<Target> make_emulated_cuda_target(const EmulatorOptions& options = {});
+
+}  // namespace tsr::cuda::emu

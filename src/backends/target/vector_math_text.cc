@@ -1,0 +1,198 @@
+// The f32 math of the closed op table as range reduction plus polynomials on
+// clang ext_vector_type(VW) vectors (polynomial sources and accuracy:
+// src/backends/x86/x86_vector_math.cc, docs/targets-x86.md "Vector math"). The x86
+// target emits it with VW = 4/8/16; the hip target with VW = 1, so an AMD GPU
+// kernel needs no device library (ocml) either.
+#include "target/vector_math_text.h"
+
+namespace tsr {
+
+namespace {
+
+// Tier-independent part. Lanes never interact, so a value's bits do not depend
+// on which lane or which (full or zero-padded) vector it is computed in; the
+// `if (tsr_any(...))` tests only skip work no lane needs.
+const char* const kVectorMath = R"(/* lanes of a where mask is set (all ones), else lanes of b */
+TSR_INLINE tsr_vec tsr_select(tsr_ivec mask, tsr_vec a, tsr_vec b) {
+  return (tsr_vec)(((tsr_ivec)a & mask) | ((tsr_ivec)b & ~mask));
+}
+/* |magnitude| with the sign bit of sign (NaN payloads kept) */
+TSR_INLINE tsr_vec tsr_copysign(tsr_vec magnitude, tsr_vec sign) {
+  return (tsr_vec)(((tsr_ivec)magnitude & 0x7fffffff) | ((tsr_ivec)sign & (int32_t)0x80000000));
+}
+/* c[0] x^(n-1) + ... + c[n-1], Horner; n and c are constants after inlining */
+TSR_INLINE tsr_vec tsr_vhorner(tsr_vec x, const float* c, int n) {
+  tsr_vec p = c[0];
+  for (int i = 1; i < n; ++i) p = p * x + c[i];
+  return p;
+}
+/* 2^n for integer lanes n in [-126, 127], built in the exponent field */
+TSR_INLINE tsr_vec tsr_vpow2i(tsr_ivec n) { return (tsr_vec)((n + 127) << 23); }
+
+/* e^r * 2^n for |r| <= ln2/2, n in [-152, 128]: Cephes expf polynomial; 2^n
+ * in two factors so that overflow gives inf and subnormal results round once */
+static const float tsr_exp_p[6] = {1.9875691500e-4f, 1.3981999507e-3f, 8.3334519073e-3f,
+                                   4.1665795894e-2f, 1.6666665459e-1f, 5.0000001201e-1f};
+TSR_INLINE tsr_vec tsr_vexp_finish(tsr_vec r, tsr_ivec n) {
+  const tsr_vec p = tsr_vhorner(r, tsr_exp_p, 6) * r * r + r + 1.0f;
+  const tsr_ivec half = n >> 1;
+  return p * tsr_vpow2i(half) * tsr_vpow2i(n - half);
+}
+/* e^x: x = n ln2 + r with ln2 split in two (Cody-Waite), n rounded to nearest
+ * by the 1.5 * 2^23 trick; inputs clamped to [-105, 89], past the underflow
+ * to 0 and the overflow to inf */
+TSR_INLINE tsr_vec tsr_vexp_scaled(tsr_vec x, int32_t k) {   /* e^x 2^k, k in [0, 64], x <= 0 when k > 0 */
+  const float low = -105.0f - 0.693147181f * (float)k;   /* e^low 2^k rounds to 0 */
+  tsr_vec xc = tsr_select(x < low, (tsr_vec)low, x);
+  xc = tsr_select(xc > 89.0f, (tsr_vec)89.0f, xc);
+  const tsr_vec n = (xc * 1.44269504088896341f + 12582912.0f) - 12582912.0f;
+  const tsr_vec r = xc - n * 0.693359375f + n * 2.12194440e-4f;
+  return tsr_select(x != x, x, tsr_vexp_finish(r, __builtin_convertvector(n, tsr_ivec) + k));
+}
+TSR_INLINE tsr_vec tsr_vexp(tsr_vec x) { return tsr_vexp_scaled(x, 0); }
+/* e^y for an f64 argument (exact squares, products the f32 argument would
+ * round): the reduction runs in f64, the polynomial in f32 */
+TSR_INLINE tsr_vec tsr_vexp_wide(tsr_dvec y) {
+  typedef int64_t tsr_lvec __attribute__((ext_vector_type(VW)));
+  tsr_lvec low = y < -105.0, high = y > 89.0;
+  const tsr_dvec yc = (tsr_dvec)(((tsr_lvec)y & ~(low | high)) | ((tsr_lvec)(tsr_dvec)-105.0 & low) |
+                                 ((tsr_lvec)(tsr_dvec)89.0 & high));
+  const tsr_dvec n = (yc * 1.4426950408889634 + 6755399441055744.0) - 6755399441055744.0;
+  const tsr_vec r = __builtin_convertvector(yc - n * 0.69314718055994531, tsr_vec);
+  const tsr_vec e = tsr_vexp_finish(r, __builtin_convertvector(n, tsr_ivec));
+  return tsr_select(__builtin_convertvector(y != y, tsr_ivec), (tsr_vec)NAN, e);
+}
+
+/* num / s with s = 1 + e rounded: the rounding error of s (Fast2Sum, e <= 1)
+ * corrected to first order, which removes half an ulp from sigmoid and silu;
+ * an infinite quotient stays as it is, and so does the sign of a zero */
+TSR_INLINE tsr_vec tsr_vdiv_one_plus(tsr_vec num, tsr_vec e) {
+  const tsr_vec s = 1.0f + e, err = (1.0f - s) + e, q = num / s;
+  return tsr_select(__builtin_elementwise_abs(q) == INFINITY, q, tsr_copysign(q - q * (err / s), q));
+}
+TSR_INLINE tsr_vec tsr_vsigmoid(tsr_vec x) {
+  const tsr_vec e = tsr_vexp(-__builtin_elementwise_abs(x));
+  return tsr_vdiv_one_plus(tsr_select(x < 0.0f, e, (tsr_vec)1.0f), e);
+}
+/* x sigmoid(z) = num / (1 + e), e = e^-|z| <= 1 (no overflow), given e
+ * scaled by 2^64: for z < 0, num = x e, scaled back after the product, so
+ * that a result in the subnormal range rounds once instead of twice; -0 at
+ * x = -inf (the limit), not inf * 0 */
+TSR_INLINE tsr_vec tsr_vx_sigmoid(tsr_vec x, tsr_ivec negative, tsr_vec scaled) {
+  const tsr_vec e = scaled * 0x1p-64f;
+  const tsr_vec tiny = (x * scaled) * 0x1p-64f;
+  const tsr_vec num = tsr_select(negative, tsr_select(x == -INFINITY, (tsr_vec)-0.0f, tiny), x);
+  return tsr_vdiv_one_plus(num, e);
+}
+TSR_INLINE tsr_vec tsr_vsilu(tsr_vec x) {
+  return tsr_vx_sigmoid(x, x < 0.0f, tsr_vexp_scaled(-__builtin_elementwise_abs(x), 64));
+}
+/* 0.5 x (1 + tanh(u)) = x sigmoid(2u), u = sqrt(2/pi) (x + 0.044715 x^3), with
+ * 2u in f64 so that its rounding is not amplified by e^-|2u| */
+TSR_INLINE tsr_vec tsr_vgelu_tanh(tsr_vec x) {
+  const tsr_dvec xd = __builtin_convertvector(x, tsr_dvec);
+  const tsr_dvec z = xd * (1.5957691216057308 + 0.07135481627260025 * (xd * xd));
+  const tsr_vec scaled = tsr_vexp_wide(44.3614195558365 - __builtin_elementwise_abs(z));   /* e^-|z| 2^64 */
+  return tsr_vx_sigmoid(x, __builtin_convertvector(z < 0.0, tsr_ivec), scaled);
+}
+
+/* tanh: |x| < 0.625: x + x^3 P(x^2); above: 1 - 2 / (e^2|x| + 1), which is 1
+ * from |x| ~ 9 on; the sign copied last (tanh(-0) = -0) */
+static const float tsr_tanh_p[6] = {2.292744815e-03f, -8.343945257e-03f, 2.176891826e-02f,
+                                    -5.395925790e-02f, 1.333330423e-01f, -3.333333433e-01f};
+TSR_INLINE tsr_vec tsr_vtanh(tsr_vec x) {
+  const tsr_vec a = __builtin_elementwise_abs(x);
+  const tsr_ivec small = a < 0.625f;
+  tsr_vec t = 0.0f;
+  if (tsr_any(small)) {
+    const tsr_vec z = a * a;
+    t = a + a * z * tsr_vhorner(z, tsr_tanh_p, 6);
+  }
+  if (tsr_any(~small)) t = tsr_select(small, t, 1.0f - 2.0f / (tsr_vexp(a + a) + 1.0f));
+  return tsr_copysign(t, x);
+}
+
+/* erf(x) = x P(x^2) for |x| <= 1; tsr_verf_near adds the leading term
+ * 2/sqrt(pi) x last, its coefficient split in two f32 (hi + lo); erf is
+ * odd, so the sign is x's (erf(-0) = -0) */
+static const float tsr_erf_p[7] = {7.875874871e-05f, -8.016864303e-04f, 5.189087242e-03f, -2.685421146e-02f,
+                                   1.128359437e-01f, -3.761262596e-01f, 1.128379107e+00f};
+TSR_INLINE tsr_vec tsr_verf_near(tsr_vec x) {
+  const tsr_vec z = x * x;
+  return tsr_copysign(x * 1.128379226e+00f + x * (-5.863538277e-08f + z * tsr_vhorner(z, tsr_erf_p, 6)), x);
+}
+/* erfc(a) e^(a^2): for a in [0.5, 2] a polynomial in a - 1.25; above, F(1/a^2) / a */
+static const float tsr_erfc_mid[12] = {-2.035736543e-05f, 6.407439651e-05f, -1.609979372e-04f, 4.674357479e-04f,
+                                       -1.326362835e-03f, 3.555042669e-03f, -9.081550874e-03f, 2.201110683e-02f,
+                                       -5.021827668e-02f, 1.067955866e-01f, -2.088218778e-01f, 3.678229153e-01f};
+static const float tsr_erfc_far[9] = {3.263976288e+01f, -4.366052246e+01f, 2.676665878e+01f,
+                                      -1.050842953e+01f, 3.291680813e+00f, -1.040774226e+00f,
+                                      4.227630198e-01f, -2.820914090e-01f, 5.641895533e-01f};
+/* erfc(a) e^shift for lanes with a >= 0.5 (others: unused values), given
+ * a^2 exactly in f64: e^(shift - a^2) from the exact square keeps the relative
+ * error small deep into the tail (erfc underflows at a ~ 10) */
+TSR_INLINE tsr_vec tsr_verfc_tail(tsr_vec a, tsr_dvec a2, double shift) {
+  const tsr_vec mid = tsr_vhorner(a - 1.25f, tsr_erfc_mid, 12);
+  const tsr_vec far = tsr_vhorner(1.0f / (a * a), tsr_erfc_far, 9) / a;
+  return tsr_vexp_wide(shift - a2) * tsr_select(a < 2.0f, mid, far);
+}
+TSR_INLINE tsr_vec tsr_verf(tsr_vec x) {
+  const tsr_vec a = __builtin_elementwise_abs(x);
+  const tsr_ivec near = a <= 1.0f;
+  tsr_vec r = 0.0f;
+  if (tsr_any(near)) r = tsr_verf_near(x);
+  if (tsr_any(~near)) {
+    const tsr_dvec ad = __builtin_convertvector(a, tsr_dvec);
+    r = tsr_select(near, r, tsr_copysign(1.0f - tsr_verfc_tail(a, ad * ad, 0.0), x));
+  }
+  return r;
+}
+/* 0.5 x (1 + erf(t)), t = x / sqrt 2: 1 + erf(t) directly for t in [-0.5, 1];
+ * above, 2 - erfc(t); below, 0.5 x erfc(-t), tiny, with |t|^2 = x^2 / 2 exact
+ * in f64 and erfc taken scaled by 2^64 (as in tsr_vx_sigmoid) */
+TSR_INLINE tsr_vec tsr_vgelu_erf(tsr_vec x) {
+  const tsr_vec t = x * 0.70710678118654752f;
+  const tsr_ivec near = (t >= -0.5f) & (t <= 1.0f);
+  tsr_vec y = 0.0f;
+  if (tsr_any(near)) y = 0.5f * x * (1.0f + t * tsr_vhorner(t * t, tsr_erf_p, 7));
+  if (tsr_any(~near)) {
+    const tsr_dvec xd = __builtin_convertvector(x, tsr_dvec);
+    const tsr_vec c = tsr_verfc_tail(__builtin_elementwise_abs(t), xd * xd * 0.5, 44.3614195558365);
+    const tsr_vec far = tsr_select(t > 0.0f, 0.5f * x * (2.0f - c * 0x1p-64f), ((0.5f * x) * c) * 0x1p-64f);
+    y = tsr_select(near, y, far);
+  }
+  return tsr_select(x == -INFINITY, (tsr_vec)-0.0f, y);
+}
+
+/* ln x = k ln2 + ln(1 + f), x = 2^k (1 + f) with 1 + f in [sqrt(1/2), sqrt(2)),
+ * ln(1 + f) = f - f^2/2 + f^3 P(f); ln2 split as in tsr_vexp. Subnormal x is
+ * scaled by 2^23 first; ln 0 = -inf, ln of a negative is NaN, ln inf = inf */
+static const float tsr_log_p[9] = {6.971611828e-02f, -1.147973388e-01f, 1.168541983e-01f,
+                                   -1.242568716e-01f, 1.424905807e-01f, -1.666780263e-01f,
+                                   2.000071555e-01f, -2.499999702e-01f, 3.333333135e-01f};
+TSR_INLINE tsr_vec tsr_vlog(tsr_vec x) {
+  const tsr_ivec subnormal = x < 0x1p-126f;
+  const tsr_ivec bits = (tsr_ivec)tsr_select(subnormal, x * 0x1p23f, x);
+  const tsr_ivec k = (bits - 0x3f3504f3) >> 23;
+  const tsr_vec f = (tsr_vec)(bits - (k << 23)) - 1.0f;
+  const tsr_vec e = __builtin_convertvector(k, tsr_vec) - tsr_select(subnormal, (tsr_vec)23.0f, (tsr_vec)0.0f);
+  const tsr_vec f2 = f * f;
+  const tsr_vec y = f2 * f * tsr_vhorner(f, tsr_log_p, 9) + e * -2.12194440e-4f - 0.5f * f2;
+  tsr_vec r = (f + y) + e * 0.693359375f;
+  r = tsr_select(x == INFINITY, x, r);
+  r = tsr_select(x == 0.0f, (tsr_vec)-INFINITY, r);
+  return tsr_select((x < 0.0f) | (x != x), (tsr_vec)NAN, r);
+}
+
+/* relu keeps NaN like max(v, 0) in the reference */
+TSR_INLINE tsr_vec tsr_vrelu(tsr_vec x) { return tsr_select(x < 0.0f, (tsr_vec)0.0f, x); }
+TSR_INLINE tsr_vec tsr_vneg(tsr_vec x) { return -x; }
+TSR_INLINE tsr_vec tsr_vabs(tsr_vec x) { return __builtin_elementwise_abs(x); }
+TSR_INLINE tsr_vec tsr_vrsqrt(tsr_vec x) { return 1.0f / tsr_vsqrt(x); }
+)";
+
+}  // namespace
+
+const char* vector_math_text() { return kVectorMath; }
+
+}  // namespace tsr

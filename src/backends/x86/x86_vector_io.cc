@@ -1,0 +1,84 @@
+// Vector loads and stores of the emitted x86 C: VW storage elements widened
+// exactly to f32 lanes, and f32 lanes rounded to nearest even at the store
+// with the bits of the scalar tsr_store (bf16: NaN kept quiet; f16 through
+// F16C VCVTPH2PS / VCVTPS2PH, Intel SDM vol. 2, on v3 and v4; v2 converts
+// lane by lane with the portable routines).
+#include <sstream>
+
+#include "x86/x86_internal.h"
+
+namespace tsr::x86 {
+
+std::string emit_vector_io(const KernelSpec& spec, const Tier& tier) {
+  std::ostringstream os;
+  os << "/* vectors of VW storage elements as f32 (exact widening), stores rounding like tsr_store */\n";
+  switch (spec.dtype) {
+    case DType::f32:
+      os << "TSR_INLINE tsr_vec tsr_load_vec(const tsr_storage* p) { return *(const tsr_uvec*)p; }\n";
+      break;
+    case DType::bf16:
+      os << "typedef uint16_t tsr_u16vec __attribute__((ext_vector_type(VW), aligned(2)));\n"
+         << "TSR_INLINE tsr_vec tsr_load_vec(const tsr_storage* p) {\n"
+         << "  tsr_u32vec w = __builtin_convertvector(*(const tsr_u16vec*)p, tsr_u32vec) << 16;\n"
+         << "  return (tsr_vec)w;\n}\n";
+      break;
+    case DType::f16:
+      if (tier.arch == "v4")
+        os << "TSR_INLINE tsr_vec tsr_load_vec(const tsr_storage* p) {\n"
+           << "  return (tsr_vec)_mm512_cvtph_ps(_mm256_loadu_si256((const __m256i*)p));\n}\n";
+      else if (tier.f16c)
+        os << "TSR_INLINE tsr_vec tsr_load_vec(const tsr_storage* p) {\n"
+           << "  return (tsr_vec)_mm256_cvtph_ps(_mm_loadu_si128((const __m128i*)p));\n}\n";
+      else
+        os << "TSR_INLINE tsr_vec tsr_load_vec(const tsr_storage* p) {\n"
+           << "  tsr_vec v;\n  for (int l = 0; l < VW; ++l) v[l] = tsr_load(p, l);\n  return v;\n}\n";
+      break;
+  }
+  // The matching full-vector stores, rounding to nearest even like tsr_store:
+  // tsr_store_vec for any address, tsr_stream_vec (non-temporal, bypassing the
+  // caches) for an address aligned to the stored vector's size.
+  switch (spec.dtype) {
+    case DType::f32:
+      os << "TSR_INLINE void tsr_store_vec(tsr_storage* p, tsr_vec v) { *(tsr_uvec*)p = v; }\n"
+         << "TSR_INLINE void tsr_stream_vec(tsr_storage* p, tsr_vec v) { __builtin_nontemporal_store(v, (tsr_vec*)p); }\n";
+      break;
+    case DType::bf16:
+      os << "typedef uint16_t tsr_u16avec __attribute__((ext_vector_type(VW)));\n"
+         << "TSR_INLINE tsr_u16avec tsr_narrow_vec(tsr_vec v) {\n"
+         << "  const tsr_u32vec u = (tsr_u32vec)v;\n"
+         << "  const tsr_u32vec rounded = (u + 0x7fffu + ((u >> 16) & 1u)) >> 16;\n"
+         << "  const tsr_u32vec quiet = (u >> 16) | 0x40u;\n"
+         << "  const tsr_u32vec nan = (tsr_u32vec)((tsr_ivec)(u & 0x7fffffffu) > 0x7f800000);\n"
+         << "  return __builtin_convertvector((quiet & nan) | (rounded & ~nan), tsr_u16avec);\n}\n"
+         << "TSR_INLINE void tsr_store_vec(tsr_storage* p, tsr_vec v) { *(tsr_u16vec*)p = tsr_narrow_vec(v); }\n"
+         << "TSR_INLINE void tsr_stream_vec(tsr_storage* p, tsr_vec v) {\n"
+         << "  __builtin_nontemporal_store(tsr_narrow_vec(v), (tsr_u16avec*)p);\n}\n";
+      break;
+    case DType::f16:
+      if (tier.arch == "v4")
+        os << "TSR_INLINE void tsr_store_vec(tsr_storage* p, tsr_vec v) {\n"
+           << "  _mm256_storeu_si256((__m256i*)p, _mm512_cvtps_ph((__m512)v, _MM_FROUND_TO_NEAREST_INT));\n}\n"
+           << "TSR_INLINE void tsr_stream_vec(tsr_storage* p, tsr_vec v) {\n"
+           << "  _mm256_stream_si256((__m256i*)p, _mm512_cvtps_ph((__m512)v, _MM_FROUND_TO_NEAREST_INT));\n}\n";
+      else if (tier.f16c)
+        os << "TSR_INLINE void tsr_store_vec(tsr_storage* p, tsr_vec v) {\n"
+           << "  _mm_storeu_si128((__m128i*)p, _mm256_cvtps_ph((__m256)v, _MM_FROUND_TO_NEAREST_INT));\n}\n"
+           << "TSR_INLINE void tsr_stream_vec(tsr_storage* p, tsr_vec v) {\n"
+           << "  _mm_stream_si128((__m128i*)p, _mm256_cvtps_ph((__m256)v, _MM_FROUND_TO_NEAREST_INT));\n}\n";
+      else
+        os << "TSR_INLINE void tsr_store_vec(tsr_storage* p, tsr_vec v) {\n"
+           << "  for (int l = 0; l < VW; ++l) tsr_store(p, l, v[l]);\n}\n"
+           << "TSR_INLINE void tsr_stream_vec(tsr_storage* p, tsr_vec v) { tsr_store_vec(p, v); }\n";
+      break;
+  }
+  os << "/* up to VW elements from p, missing lanes set to `fill` */\n"
+     << "TSR_INLINE tsr_vec tsr_load_partial(const tsr_storage* p, int64_t count, float fill) {\n"
+     << "  tsr_vec v = fill;\n"
+     << "  for (int64_t l = 0; l < count; ++l) v[l] = tsr_load(p, l);\n"
+     << "  return v;\n}\n"
+     << "TSR_INLINE void tsr_store_partial(tsr_storage* p, tsr_vec v, int64_t count) {\n"
+     << "  for (int64_t l = 0; l < count; ++l) tsr_store(p, l, v[l]);\n}\n\n";
+  return os.str();
+}
+
+}  // namespace tsr::x86

@@ -1,0 +1,20 @@
+// Emit + compile one spec for one target, with the kernel identity and the
+// toolchain version folded into the artifact key.
+#pragma once
+
+#include "spec/kernel_spec.h"
+#include "support/error.h"
+#include "target/target.h"
+
+namespace tsr {
+
+Expected<std::string> emit_for_target(const KernelSpec& spec, const TargetName& target);
+Expected<Artifact> compile_for_target(const KernelSpec& spec, const TargetName& target);
+
+// The compile half of compile_for_target, for a caller that emitted (and
+// looked the source up in the compile cache) first: `source` is what
+// emit_for_target returned, `toolchain` the target's (found).
+Expected<Artifact> compile_emitted(const KernelSpec& spec, const TargetName& target, const ToolchainInfo& toolchain,
+                                   const std::string& source);
+
+}  // namespace tsr

@@ -1,0 +1,66 @@
+// A Target whose run() launches through the runtime stub from an archive, so
+// the oracle checks exactly what an application calling tsr_kernel_launch
+// gets: the shipped bytes, the stub's selection and its ABI validation.
+// `test --archive` routes the archive's variants through it, and `test` and
+// `build` route each freshly compiled artifact, of every target, through it
+// from a one-kernel archive written in memory (docs/oracle.md, "Launch path").
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "target/forwarding_target.h"
+#include "tesserart.h"
+
+struct tsr_archive;
+struct tsr_kernel;
+
+namespace tsr {
+
+// The stub's dtype tag for a storage dtype.
+tsr_dtype stub_dtype(DType t);
+
+class StubRoutedTarget final : public ForwardingTarget {
+ public:
+  // `inner` supplies everything but run() (device presence, budget floor).
+  // run() loads spec.name from `archive`, restricted to `target`'s kind and
+  // arch (tsr_select_options) on the device inner.device(arch) names, and
+  // fails unless the stub selects exactly `target`. The kernel stays loaded
+  // until this object goes; with `owns_archive` the archive is closed then
+  // too, and `owned_bytes` (what it was opened from in memory) freed after it.
+  StubRoutedTarget(const Target& inner, tsr_archive* archive, TargetName target, bool owns_archive = false,
+                   std::vector<uint8_t> owned_bytes = {});
+  ~StubRoutedTarget() override;
+  StubRoutedTarget(const StubRoutedTarget&) = delete;
+  StubRoutedTarget& operator=(const StubRoutedTarget&) = delete;
+
+  // The artifact argument is ignored: the stub takes the bytes from the archive.
+  Status run(const KernelSpec& spec, const Artifact&, LaunchArgs& args) const override;
+
+  // "libtesserart memfd+dlopen": the stub's route of the last load, empty before one.
+  std::string route() const;
+
+ private:
+  Status load(const KernelSpec& spec) const;
+
+  tsr_archive* archive_;
+  TargetName target_;
+  bool owns_archive_;
+  std::vector<uint8_t> owned_bytes_;
+  mutable std::mutex mutex_;
+  mutable tsr_kernel* kernel_ = nullptr;
+  mutable std::string route_;
+};
+
+std::unique_ptr<StubRoutedTarget> make_stub_routed_target(const Target& inner, tsr_archive* archive,
+                                                          const TargetName& target);
+
+// The oracle's launcher for a freshly compiled artifact: writes a one-kernel
+// archive holding `artifact` to bytes with the archive writer, opens it with
+// tsr_archive_open_memory and routes through the stub as above.
+Expected<std::unique_ptr<StubRoutedTarget>> make_in_memory_stub_target(const Target& inner, const KernelSpec& spec,
+                                                                       const Artifact& artifact);
+
+}  // namespace tsr

@@ -17,7 +17,7 @@
 #include <random>
 #include <vector>
 
-#include "driver/stub_routed_target.h"
+#include "launch/stub_routed_target.h"
 #include "spec/abi.h"
 #include "x86/x86_target.h"
 #include "tesserart.h"

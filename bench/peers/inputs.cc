@@ -2,7 +2,7 @@
 
 #include <random>
 
-#include "support/half.h"
+#include "spec/half.h"
 
 namespace tsr::bench {
 

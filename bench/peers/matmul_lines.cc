@@ -10,7 +10,7 @@
 #include "openblas.h"
 #include "ours.h"
 #include "report.h"
-#include "support/half.h"
+#include "spec/half.h"
 #include "timing.h"
 
 namespace tsr::bench {

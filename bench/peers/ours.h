@@ -6,7 +6,7 @@
 #include <memory>
 #include <string>
 
-#include "driver/stub_routed_target.h"
+#include "launch/stub_routed_target.h"
 #include "spec/kernel_spec.h"
 #include "target/target.h"
 

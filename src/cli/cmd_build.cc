@@ -23,7 +23,7 @@
 #include "driver/depfile.h"
 #include "driver/plan.h"
 #include "driver/qualify.h"
-#include "spec/spec_loader.h"
+#include "loader/spec_loader.h"
 #include "support/file_io.h"
 #include "support/sha256.h"
 #include "registry/registry.h"

@@ -4,7 +4,7 @@
 
 #include "cli/command_files.h"
 #include "cli/commands.h"
-#include "driver/compile.h"
+#include "compile/compile.h"
 #include "driver/plan.h"
 #include "driver/spec_loading.h"
 #include "support/file_io.h"

@@ -15,7 +15,7 @@
 #include "identity/identity.h"
 #include "driver/plan.h"
 #include "driver/qualify.h"
-#include "driver/stub_routed_target.h"
+#include "launch/stub_routed_target.h"
 #include "receipts/receipt.h"
 #include "receipts/receipt_from_run.h"
 #include "receipts/receipt_signature.h"

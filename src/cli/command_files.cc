@@ -3,7 +3,7 @@
 #include <set>
 
 #include "cli/commands.h"
-#include "spec/spec_loader.h"
+#include "loader/spec_loader.h"
 
 namespace tsr::cli {
 

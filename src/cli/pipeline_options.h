@@ -11,7 +11,7 @@
 
 #include "cache/compile_cache.h"
 #include "cli/verdict_gate.h"
-#include "driver/build_progress.h"
+#include "progress/build_progress.h"
 #include "driver/qualify.h"
 #include "support/output_paths.h"
 

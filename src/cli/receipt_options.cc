@@ -4,7 +4,7 @@
 #include <iostream>
 
 #include "cli/commands.h"
-#include "receipts/admission.h"
+#include "archive/admission.h"
 #include "registry/registry.h"
 
 namespace tsr::cli {

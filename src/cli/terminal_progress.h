@@ -6,7 +6,7 @@
 
 #include <memory>
 
-#include "driver/build_progress.h"
+#include "progress/build_progress.h"
 
 namespace tsr::cli {
 

@@ -10,7 +10,7 @@
 #include <functional>
 
 #include "cuda_device_launch.h"
-#include "driver/compile.h"
+#include "compile/compile.h"
 #include "cuda/cuda_toolkit.h"
 
 namespace tsr::device_check {

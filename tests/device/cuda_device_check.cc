@@ -18,8 +18,8 @@
 #include <iostream>
 
 #include "cuda_device_launch.h"
-#include "driver/compile.h"
-#include "driver/stub_routed_target.h"
+#include "compile/compile.h"
+#include "launch/stub_routed_target.h"
 #include "oracle/oracle.h"
 #include "driver/spec_loading.h"
 #include "support/diagnostics.h"

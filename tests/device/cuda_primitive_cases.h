@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "spec/kernel_spec.h"
-#include "support/half.h"
+#include "spec/half.h"
 #include "cuda/cuda_primitives.h"
 #include "emulator/emulator.h"
 #include "target/target.h"

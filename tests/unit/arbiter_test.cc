@@ -15,7 +15,7 @@
 #include "cache/compile_cache.h"
 #include "arbiter/route_metadata.h"
 #include "oracle/input_generator.h"
-#include "driver/stub_routed_target.h"
+#include "launch/stub_routed_target.h"
 #include "spec_test_util.h"
 #include "registry/registry.h"
 #include "tesserart.h"

@@ -5,7 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "cuda_double_fixture.h"
-#include "driver/stub_routed_target.h"
+#include "launch/stub_routed_target.h"
 #include "oracle/oracle.h"
 #include "cuda/cuda_devices.h"
 #include "cuda/cuda_target.h"

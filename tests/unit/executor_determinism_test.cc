@@ -13,10 +13,10 @@
 #include <string>
 #include <vector>
 
-#include "driver/stub_routed_target.h"
+#include "launch/stub_routed_target.h"
 #include "spec/abi.h"
 #include "driver/spec_loading.h"
-#include "support/half.h"
+#include "spec/half.h"
 #include "test_executor.h"
 #include "x86_fixture.h"
 

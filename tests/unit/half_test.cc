@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "support/half.h"
+#include "spec/half.h"
 
 namespace tsr {
 namespace {

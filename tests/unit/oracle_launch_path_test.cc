@@ -6,9 +6,9 @@
 
 #include "archive/archive_writer.h"
 #include "driver/assemble_archive.h"
-#include "driver/compile.h"
+#include "compile/compile.h"
 #include "driver/qualify.h"
-#include "driver/stub_routed_target.h"
+#include "launch/stub_routed_target.h"
 #include "spec_test_util.h"
 #include "registry/registry.h"
 #include "tesserart.h"

@@ -8,15 +8,15 @@
 #include <functional>
 #include <set>
 
-#include "driver/compile.h"
-#include "driver/stub_routed_target.h"
+#include "compile/compile.h"
+#include "launch/stub_routed_target.h"
 #include "oracle/compare.h"
 #include "oracle/input_generator.h"
 #include "oracle/oracle.h"
 #include "oracle/reference.h"
 #include "spec/abi.h"
 #include "spec_test_util.h"
-#include "support/half.h"
+#include "spec/half.h"
 #include "registry/registry.h"
 #include "x86_fixture.h"
 

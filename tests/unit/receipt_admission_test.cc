@@ -9,7 +9,7 @@
 #include "archive_test_support.h"
 #include "codecs/codec.h"
 #include "receipt_samples.h"
-#include "receipts/admission.h"
+#include "archive/admission.h"
 #include "support/sha256.h"
 
 namespace tsr {

@@ -8,9 +8,9 @@
 
 #include <random>
 
-#include "driver/stub_routed_target.h"
+#include "launch/stub_routed_target.h"
 #include "oracle/oracle.h"
-#include "support/half.h"
+#include "spec/half.h"
 #include "tests/unit/spec_builders.h"
 #include "tests/unit/test_executor.h"
 #include "tests/unit/x86_fixture.h"

@@ -11,10 +11,10 @@
 #include <string>
 #include <vector>
 
-#include "driver/stub_routed_target.h"
+#include "launch/stub_routed_target.h"
 #include "oracle/reference.h"
 #include "spec/abi.h"
-#include "support/half.h"
+#include "spec/half.h"
 #include "test_executor.h"
 #include "x86_fixture.h"
 

@@ -13,10 +13,10 @@
 #include <functional>
 #include <random>
 
-#include "driver/stub_routed_target.h"
+#include "launch/stub_routed_target.h"
 #include "oracle/reference.h"
 #include "spec/abi.h"
-#include "support/half.h"
+#include "spec/half.h"
 #include "x86/x86_target.h"
 #include "tesserart_kernel.h"
 #include "tests/unit/spec_builders.h"

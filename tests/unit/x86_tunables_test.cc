@@ -10,7 +10,7 @@
 #include <set>
 #include <sstream>
 
-#include "driver/stub_routed_target.h"
+#include "launch/stub_routed_target.h"
 #include "oracle/oracle.h"
 #include "support/file_io.h"
 #include "support/subprocess.h"

@@ -24,7 +24,7 @@
 #include <vector>
 
 #include "support/file_io.h"
-#include "support/half.h"
+#include "spec/half.h"
 #include "registry/registry.h"
 #include "x86/x86_internal.h"
 

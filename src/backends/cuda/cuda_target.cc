@@ -13,7 +13,6 @@
 #include "cuda/cuda_devices.h"
 #include "cuda/cuda_launch_geometry.h"
 #include "cuda/cuda_toolkit.h"
-#include "emulator/emulator.h"
 #include "target/target_candidates.h"
 
 namespace tsr {
@@ -121,7 +120,7 @@ class CudaTarget final : public Target {
   DeviceInfo device(const std::string& arch) const override { return cuda::cuda_device_info(arch); }
 
   // cuda artifacts launch through libtesserart from a one-kernel archive
-  // (driver/stub_routed_target.h): the compiler keeps no launcher of its own.
+  // (launch/stub_routed_target.h): the compiler keeps no launcher of its own.
   Status run(const KernelSpec& spec, const Artifact&, LaunchArgs&) const override {
     return toolchain_error("internal: cuda kernel '" + spec.name +
                            "' must launch through libtesserart (make_in_memory_stub_target), not the cuda target");
@@ -131,7 +130,7 @@ class CudaTarget final : public Target {
   // and every store rounds once, like the reference's storage points; the
   // declared budget alone applies.
   BudgetFloor budget_floor(const KernelSpec&) const override { return {}; }
-  std::unique_ptr<Target> make_emulated() const override { return cuda::emu::make_emulated_cuda_target(); }
+  // make_emulated: the registry pairs this target with the emulator (registry/registry.cc).
 };
 
 }  // namespace

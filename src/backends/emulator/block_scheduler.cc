@@ -10,7 +10,7 @@
 #include <cstring>
 #include <deque>
 
-#include "support/half.h"
+#include "spec/half.h"
 #include "emulator/fiber_switch.h"
 
 namespace tsr::cuda::emu {

@@ -5,7 +5,7 @@
 // mma.m16n8k16 with floating point type" (groupID = l/4, threadID_in_group = l%4).
 #include "emulator/warp_collectives.h"
 
-#include "support/half.h"
+#include "spec/half.h"
 
 namespace tsr::cuda::emu {
 

@@ -86,7 +86,7 @@ class HipTarget final : public Target {
   DeviceInfo device(const std::string& arch) const override { return hip::hip_device_info(arch); }
 
   // hip artifacts launch through libtesserart from a one-kernel archive
-  // (driver/stub_routed_target.h): the compiler keeps no launcher of its own.
+  // (launch/stub_routed_target.h): the compiler keeps no launcher of its own.
   Status run(const KernelSpec& spec, const Artifact&, LaunchArgs&) const override {
     return toolchain_error("internal: hip kernel '" + spec.name +
                            "' must launch through libtesserart (make_in_memory_stub_target), not the hip target");

@@ -1,5 +1,5 @@
 // A Target that hands every seam to another target, for wrappers that only
-// replace how run() launches (driver/stub_routed_target.h launches through
+// replace how run() launches (launch/stub_routed_target.h launches through
 // libtesserart; tests/device launches on device memory).
 #pragma once
 

@@ -100,7 +100,7 @@ class XdnaTarget final : public Target {
     return info;
   }
 
-  // xdna artifacts launch through libtesserart (driver/stub_routed_target.h).
+  // xdna artifacts launch through libtesserart (launch/stub_routed_target.h).
   Status run(const KernelSpec& spec, const Artifact&, LaunchArgs&) const override {
     return toolchain_error("internal: xdna kernel '" + spec.name +
                            "' must launch through libtesserart (make_in_memory_stub_target), not the xdna target");

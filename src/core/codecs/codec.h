@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "identity/canonical_writer.h"
+#include "codecs/canonical_writer.h"
 #include "spec/kernel_spec.h"
 #include "document/map_reader.h"
 #include "document/scalar_text.h"

@@ -2,7 +2,7 @@
 
 #include "codecs/candidate_codec.h"
 #include "codecs/codec.h"
-#include "identity/canonical_writer.h"
+#include "codecs/canonical_writer.h"
 #include "support/sha256.h"
 
 namespace tsr {

@@ -4,10 +4,10 @@
 #include <random>
 
 #include "archive/archive_writer.h"
-#include "driver/assemble_archive.h"
-#include "driver/stub_routed_target.h"
+#include "archive/archive_kernel.h"
+#include "launch/stub_routed_target.h"
 #include "spec/abi.h"
-#include "support/half.h"
+#include "spec/half.h"
 
 namespace tsr {
 

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "receipts/admission.h"
+#include "archive/admission.h"
 #include "receipts/receipt.h"
 
 namespace tsr {

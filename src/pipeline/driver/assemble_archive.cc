@@ -3,8 +3,6 @@
 #include <map>
 
 #include "driver/embedded_specs.h"
-#include "identity/identity.h"
-#include "spec/abi.h"
 
 namespace tsr {
 
@@ -19,16 +17,6 @@ ArchiveVerdict to_archive_verdict(Verdict v) {
   return ArchiveVerdict::not_run;
 }
 }  // namespace
-
-ArchiveKernel archive_kernel(const KernelSpec& spec) {
-  ArchiveKernel k;
-  k.name = spec.name;
-  k.identity = kernel_identity(spec);
-  k.family = family_name(spec.family);
-  k.dtype = spec.dtype;
-  k.abi = kernel_abi(spec);
-  return k;
-}
 
 ArchiveContents assemble_archive(const std::vector<KernelSpec>& specs, const std::vector<VerdictRow>& rows) {
   ArchiveContents contents;

@@ -12,10 +12,10 @@
 
 #include "archive/archive_reader.h"
 #include "cache/compile_cache.h"
-#include "driver/compile.h"
+#include "compile/compile.h"
 #include "driver/emulated_oracle.h"
 #include "driver/reason_notes.h"
-#include "driver/stub_routed_target.h"
+#include "launch/stub_routed_target.h"
 #include "tesserart.h"
 #include "identity/identity.h"
 #include "oracle/compare.h"

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "arbiter/arbiter.h"
-#include "driver/build_progress.h"
+#include "progress/build_progress.h"
 #include "driver/plan.h"
 #include "oracle/oracle.h"
 

@@ -1,9 +1,9 @@
 // Spec decoding with the registered targets' refusals: the core decoder
-// (spec/spec_loader.h) knows no backend, so the pipeline hands it the
+// (loader/spec_loader.h) knows no backend, so the pipeline hands it the
 // registry's answers. What the CLI, the tests and the benches call.
 #pragma once
 
-#include "spec/spec_loader.h"
+#include "loader/spec_loader.h"
 #include "registry/registry.h"
 
 namespace tsr {

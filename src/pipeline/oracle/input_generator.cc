@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include "spec/abi.h"
-#include "support/half.h"
+#include "spec/half.h"
 
 namespace tsr {
 

@@ -9,7 +9,7 @@
 #include "oracle/input_generator.h"
 #include "oracle/reference.h"
 #include "oracle/route_trials.h"
-#include "support/half.h"
+#include "spec/half.h"
 
 namespace tsr {
 

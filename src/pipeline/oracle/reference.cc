@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include "oracle/input_generator.h"
-#include "support/half.h"
+#include "spec/half.h"
 
 namespace tsr {
 

@@ -1,4 +1,4 @@
-#include "receipts/admission.h"
+#include "archive/admission.h"
 
 #include <algorithm>
 #include <filesystem>

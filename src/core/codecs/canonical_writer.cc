@@ -1,4 +1,4 @@
-#include "identity/canonical_writer.h"
+#include "codecs/canonical_writer.h"
 
 #include <cstring>
 

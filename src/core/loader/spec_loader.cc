@@ -1,4 +1,4 @@
-#include "spec/spec_loader.h"
+#include "loader/spec_loader.h"
 
 #include <sys/stat.h>
 

@@ -1,4 +1,4 @@
-#include "support/half.h"
+#include "spec/half.h"
 
 #include <cmath>
 

@@ -1,7 +1,7 @@
-#include "driver/stub_routed_target.h"
+#include "launch/stub_routed_target.h"
 
 #include "archive/archive_writer.h"
-#include "driver/assemble_archive.h"
+#include "archive/archive_kernel.h"
 #include "spec/abi.h"
 #include "tesserart.h"
 

@@ -1,4 +1,4 @@
-#include "driver/compile.h"
+#include "compile/compile.h"
 
 #include "identity/identity.h"
 #include "support/sha256.h"

@@ -99,7 +99,7 @@ RunFn register_qualify(CLI::App& app) {
     Expected<VerifiedArchiveFile> archive = open_verified_archive_file(opts->archive);
     if (!archive) return report(archive.error());
     Expected<ArchiveContents> contents = read_archive(archive->handle.get());
-    if (!contents) return report_error(opts->archive + ": " + contents.error().message(), exit_code_for(contents.error()));
+    if (!contents) return report_error(opts->archive + ": " + contents.error().message(), exit_code(contents.error().kind()));
 
     std::error_code ec;
     std::filesystem::create_directories(opts->receipts_out, ec);

@@ -35,7 +35,6 @@ RunFn register_admit(CLI::App& app);
 
 // Shared helpers.
 int report_error(const std::string& message, int exit_code);
-int exit_code_for(const Error& error);
 int report(const Error& error);
 
 }  // namespace tsr::cli

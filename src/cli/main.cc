@@ -17,16 +17,7 @@ int report_error(const std::string& message, int exit_code) {
   return exit_code;
 }
 
-int exit_code_for(const Error& error) {
-  switch (error.kind()) {
-    case ErrorKind::invalid_input: return kExitInvalid;
-    case ErrorKind::usage: return kExitUsage;
-    case ErrorKind::toolchain: return kExitToolchain;
-  }
-  return kExitToolchain;
-}
-
-int report(const Error& error) { return report_error(error.message(), exit_code_for(error)); }
+int report(const Error& error) { return report_error(error.message(), exit_code(error.kind())); }
 
 namespace {
 

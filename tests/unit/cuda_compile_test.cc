@@ -108,7 +108,7 @@ TEST_F(CudaCompile, BrokenSourceSurfacesNvrtcLogAndSpec) {
   Expected<Artifact> art = target->compile(spec, "sm_90", source);
   ASSERT_FALSE(art.ok());
   EXPECT_EQ(art.error().kind(), ErrorKind::toolchain);   // exit code 3
-  EXPECT_EQ(static_cast<int>(art.error().kind()), 3);
+  EXPECT_EQ(exit_code(art.error().kind()), 3);
   const std::string& msg = art.error().message();
   EXPECT_EQ(msg.rfind("specs/broken_add.yaml:2:1: error: NVRTC compilation failed for kernel 'broken_add' "
                       "(cuda:sm_90): nvrtc: NVRTC_ERROR_COMPILATION (--gpu-architecture=compute_80)\n",
@@ -125,7 +125,7 @@ TEST_F(CudaCompile, SourceThatBreaksTheAbiIsAnInternalError) {
   const KernelSpec one = elementwise("abi_kernel", DType::f32, {Op::relu}, rt("n"));
   Expected<Artifact> art = target->compile(one, "sm_90", *target->emit(two, "sm_90"));
   ASSERT_FALSE(art.ok());
-  EXPECT_EQ(art.error().kind(), ErrorKind::toolchain);
+  EXPECT_EQ(art.error().kind(), ErrorKind::internal);
   EXPECT_EQ(art.error().message(),
             "error: ABI check failed for kernel 'abi_kernel' (cuda:sm_90): internal error: PTX entry 'abi_kernel' "
             "has 4 parameters, the kernel ABI has 3 (in0, out, n)");
@@ -163,7 +163,7 @@ TEST(CudaToolchain, MissingToolkitIsUnavailableWithTheReason) {
   EXPECT_FALSE(info.found);
   EXPECT_EQ(info.why_unavailable, "CUDA toolkit not found at /nonexistent/cuda (set TESSERAC_CUDA_ROOT)");
   ASSERT_FALSE(art.ok());
-  EXPECT_EQ(art.error().kind(), ErrorKind::toolchain);
+  EXPECT_EQ(art.error().kind(), ErrorKind::unavailable);
   EXPECT_EQ(art.error().message(),
             "target cuda:sm_90 unavailable: CUDA toolkit not found at /nonexistent/cuda (set TESSERAC_CUDA_ROOT)");
 }

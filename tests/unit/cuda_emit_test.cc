@@ -204,7 +204,7 @@ TEST(CudaGeometry, BuildTimeCheckOfTheLaunchPlan) {
   plan.grid_y = "1";
   s = cuda::check_launch_geometry(plan, {});   // n is not a scalar of the ABI: an emitter bug
   ASSERT_FALSE(s.ok());
-  EXPECT_EQ(s.error().kind(), ErrorKind::toolchain);
+  EXPECT_EQ(s.error().kind(), ErrorKind::internal);
   EXPECT_EQ(s.error().message(),
             "internal: cuda launch grid 'cdiv(n,1024),1,1' does not parse or names an unknown scalar");
   plan.block_x = 2048;

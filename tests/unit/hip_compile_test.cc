@@ -122,7 +122,7 @@ TEST_F(HipCompile, BrokenSourceSurfacesClangsErrorWithExitCode3) {
   Expected<Artifact> art = target->compile(spec, "gfx90a", source);
   ASSERT_FALSE(art.ok());
   EXPECT_EQ(art.error().kind(), ErrorKind::toolchain);
-  EXPECT_EQ(static_cast<int>(art.error().kind()), 3);
+  EXPECT_EQ(exit_code(art.error().kind()), 3);
   const std::string& msg = art.error().message();
   EXPECT_EQ(msg.rfind("specs/broken_add.yaml:2:1: error: clang compilation failed for kernel 'broken_add' "
                       "(hip:gfx90a): clang failed to compile kernel 'broken_add' for hip:gfx90a (exit 1):\n",
@@ -139,7 +139,7 @@ TEST_F(HipCompile, SourceThatBreaksTheAbiIsAnInternalError) {
   const KernelSpec one = elementwise("abi_kernel", DType::f32, {Op::relu}, rt("n"));
   Expected<Artifact> art = target->compile(one, "gfx1100", *target->emit(two, "gfx1100"));
   ASSERT_FALSE(art.ok());
-  EXPECT_EQ(art.error().kind(), ErrorKind::toolchain);
+  EXPECT_EQ(art.error().kind(), ErrorKind::internal);
   EXPECT_EQ(art.error().message(),
             "error: ABI check failed for kernel 'abi_kernel' (hip:gfx1100): internal error: code object kernel "
             "'abi_kernel' has 4 explicit arguments, the kernel ABI has 3 (in0, out, n)");
@@ -195,7 +195,7 @@ TEST(HipToolchain, MissingClangIsTargetUnavailable) {
   const KernelSpec spec = elementwise("k", DType::f32, {Op::add}, rt("n"));
   Expected<Artifact> art = target->compile(spec, "gfx90a", "");
   ASSERT_FALSE(art.ok());
-  EXPECT_EQ(art.error().kind(), ErrorKind::toolchain);
+  EXPECT_EQ(art.error().kind(), ErrorKind::unavailable);
   EXPECT_EQ(art.error().message(),
             "target hip:gfx90a unavailable: TESSERAC_HIP_CLANG='/nonexistent/clang-15' is not an executable");
   EXPECT_EQ(target->unsupported_reason(spec, "gfx942"),

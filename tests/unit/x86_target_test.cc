@@ -708,7 +708,7 @@ TEST_F(X86Test, MissingClangIsTargetUnavailable) {
   EXPECT_FALSE(tc.found);
   EXPECT_EQ(tc.why_unavailable, "TESSERAC_CLANG='/nonexistent/clang-14' is not an executable");
   ASSERT_FALSE(art.ok());
-  EXPECT_EQ(art.error().kind(), ErrorKind::toolchain);
+  EXPECT_EQ(art.error().kind(), ErrorKind::unavailable);
   EXPECT_EQ(art.error().message().rfind("target unavailable: x86:v3: ", 0), 0u) << art.error().message();
   EXPECT_FALSE(broken.found);
 }

@@ -95,11 +95,11 @@ Status check_ptx_abi(const std::string& ptx, const std::string& entry, const Ker
   if (it == entries.end()) {
     std::string names;
     for (const PtxEntry& e : entries) names += (names.empty() ? "" : ", ") + e.name;
-    return toolchain_error("internal error: PTX has no .entry '" + entry + "' (entries: " +
+    return internal_error("internal error: PTX has no .entry '" + entry + "' (entries: " +
                            (names.empty() ? "none" : names) + ")");
   }
   if (it->params.size() != abi.bindings.size())
-    return toolchain_error("internal error: PTX entry '" + entry + "' has " + std::to_string(it->params.size()) +
+    return internal_error("internal error: PTX entry '" + entry + "' has " + std::to_string(it->params.size()) +
                            " parameters, the kernel ABI has " + std::to_string(abi.bindings.size()) + " (" +
                            binding_list(abi) + ")");
   for (size_t i = 0; i < abi.bindings.size(); ++i) {
@@ -109,7 +109,7 @@ Status check_ptx_abi(const std::string& ptx, const std::string& entry, const Ker
     const bool want_pointer = b.role != Role::scalar;
     // NVRTC marks kernel pointer parameters with .ptr; an int64 never has it.
     if (!wide || (!want_pointer && p.is_pointer))
-      return toolchain_error("internal error: PTX entry '" + entry + "' parameter " + std::to_string(i) + " is '" +
+      return internal_error("internal error: PTX entry '" + entry + "' parameter " + std::to_string(i) + " is '" +
                              p.type + (p.is_pointer ? " .ptr" : "") + "', binding '" + b.name + "' (" +
                              role_name(b.role) + ") needs " + (want_pointer ? "a 64-bit pointer" : "an int64"));
   }
@@ -162,7 +162,7 @@ std::optional<std::vector<uint32_t>> kparam_sizes(const Reader& r, const Section
 
 Expected<std::vector<CubinKernel>> read_cubin_kernels(const std::vector<uint8_t>& cubin) {
   const Reader r{cubin};
-  auto bad = [](const std::string& why) { return toolchain_error("internal error: malformed cubin: " + why); };
+  auto bad = [](const std::string& why) { return internal_error("internal error: malformed cubin: " + why); };
   Expected<elf::Object> object = elf::read_object(cubin, kEmCuda, "EM_CUDA", "cubin");
   if (!object) return object.take_error();
   const std::vector<Section>& sections = object->sections;
@@ -194,7 +194,7 @@ Status check_cubin_abi(const std::vector<uint8_t>& cubin, const std::string& ent
   Expected<std::vector<CubinKernel>> kernels = read_cubin_kernels(cubin);
   if (!kernels) return kernels.take_error();
   auto it = std::find_if(kernels->begin(), kernels->end(), [&](const CubinKernel& k) { return k.name == entry; });
-  if (it == kernels->end()) return toolchain_error("internal error: cubin has no function symbol '" + entry + "'");
+  if (it == kernels->end()) return internal_error("internal error: cubin has no function symbol '" + entry + "'");
   if (it->param_sizes) {
     const std::vector<uint32_t>& sizes = *it->param_sizes;
     bool match = sizes.size() == abi.bindings.size();
@@ -202,7 +202,7 @@ Status check_cubin_abi(const std::vector<uint8_t>& cubin, const std::string& ent
     if (!match) {
       std::string got;
       for (uint32_t s : sizes) got += (got.empty() ? "" : ", ") + std::to_string(s);
-      return toolchain_error("internal error: cubin kernel '" + entry + "' records parameter sizes [" + got +
+      return internal_error("internal error: cubin kernel '" + entry + "' records parameter sizes [" + got +
                              "], the kernel ABI needs " + std::to_string(abi.bindings.size()) +
                              " parameters of 8 bytes (" + binding_list(abi) + ")");
     }

@@ -51,7 +51,7 @@ Status check_launch_geometry(const LaunchPlan& plan, const std::vector<std::stri
     if (!why || (kind == GeometryKind::grid && std::strcmp(why, "has a component below 1") == 0)) continue;
     const std::string where = "launch " + std::string(kind_name(kind)) + " '" + text + "' ";
     if (why == TSR_CUDA_GRID_TOO_LARGE) return invalid_input(where + why);
-    return toolchain_error("internal: cuda " + where + why);
+    return internal_error("internal: cuda " + where + why);
   }
   return ok();
 }

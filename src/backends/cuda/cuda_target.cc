@@ -78,7 +78,7 @@ class CudaTarget final : public Target {
       return with_spec(spec, arch, "launch geometry check", s.error());
     const cuda::CudaToolkit& tk = cuda::cuda_toolkit();
     const ToolchainInfo info = tk.info();
-    if (!info.found) return toolchain_error("target cuda:" + arch + " unavailable: " + info.why_unavailable);
+    if (!info.found) return unavailable("target cuda:" + arch + " unavailable: " + info.why_unavailable);
 
     // One PTX for the lowest listed compute capability; each sm_* cubin is that
     // PTX assembled for the exact architecture.
@@ -122,7 +122,7 @@ class CudaTarget final : public Target {
   // cuda artifacts launch through libtesserart from a one-kernel archive
   // (launch/stub_routed_target.h): the compiler keeps no launcher of its own.
   Status run(const KernelSpec& spec, const Artifact&, LaunchArgs&) const override {
-    return toolchain_error("internal: cuda kernel '" + spec.name +
+    return internal_error("internal: cuda kernel '" + spec.name +
                            "' must launch through libtesserart (make_in_memory_stub_target), not the cuda target");
   }
 

@@ -127,7 +127,7 @@ class LoadedToolkit final : public CudaToolkit {
 
   Expected<std::string> compile_ptx(const std::string& source, const std::string& program_name,
                                     int cc) const override {
-    if (!found_) return toolchain_error("target unavailable: " + why_);
+    if (!found_) return unavailable("target unavailable: " + why_);
     NvrtcProgram prog = nullptr;
     int rc = nv_.create(&prog, source.c_str(), program_name.c_str(), 0, nullptr, nullptr);
     if (rc != 0) return toolchain_error(std::string("nvrtcCreateProgram failed: ") + nv_.error_string(rc));
@@ -157,7 +157,7 @@ class LoadedToolkit final : public CudaToolkit {
   }
 
   Expected<std::vector<uint8_t>> assemble_cubin(const std::string& ptx, int sm) const override {
-    if (!found_) return toolchain_error("target unavailable: " + why_);
+    if (!found_) return unavailable("target unavailable: " + why_);
     const std::string arch = "-arch=sm_" + std::to_string(sm);
     const char* options[] = {arch.c_str(), "-O3"};
     NvJitLinkHandle h = nullptr;

@@ -127,7 +127,7 @@ Expected<Artifact> build_emulated(const KernelSpec& spec, const std::string& arc
 Expected<Artifact> build_emulated_module(const KernelSpec& spec, const std::string& arch, const std::string& source,
                                          const EmulatedKind& kind) {
   const ToolchainInfo tc = emulator_clang();
-  if (!tc.found) return toolchain_error("emulator unavailable: " + tc.why_unavailable);
+  if (!tc.found) return unavailable("emulator unavailable: " + tc.why_unavailable);
   Expected<ScratchDir> dir = ScratchDir::create("tesserac-emu");
   if (!dir) return dir.take_error();
   const std::string prelude_path = dir->path() + "/tsr_emulation_prelude.h";

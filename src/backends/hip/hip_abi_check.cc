@@ -19,7 +19,7 @@ constexpr uint32_t kNtAmdgpuMetadata = 32;
 
 using nlohmann::json;
 
-Error bad(const std::string& why) { return toolchain_error("internal error: malformed code object: " + why); }
+Error bad(const std::string& why) { return internal_error("internal error: malformed code object: " + why); }
 
 // A required field of `object` of the wanted type, or nullptr.
 const json* field(const json& object, const char* key, json::value_t type) {
@@ -70,12 +70,12 @@ Status check_target(const std::string& target, const HipArch& arch) {
   const std::string want = "amdgcn-amd-amdhsa--" + arch.name;
   if (target == want) return ok();
   const std::string what = "internal error: code object for hip:" + arch.name + " ";
-  if (target.empty()) return toolchain_error(what + "has no amdhsa.target");
+  if (target.empty()) return internal_error(what + "has no amdhsa.target");
   if (target.rfind(want + ":", 0) == 0)
-    return toolchain_error(what + "targets '" + target + "': features " + target.substr(want.size() + 1) +
+    return internal_error(what + "targets '" + target + "': features " + target.substr(want.size() + 1) +
                            " restrict the devices that load it, the artifact is recorded as " + arch.name +
                            " with xnack and sramecc any ('" + want + "')");
-  return toolchain_error(what + "targets '" + target + "', expected '" + want + "'");
+  return internal_error(what + "targets '" + target + "', expected '" + want + "'");
 }
 
 }  // namespace
@@ -123,37 +123,37 @@ Status check_code_object_abi(const std::vector<uint8_t>& code_object, const HipA
   if (it == meta->kernels.end()) {
     std::string names;
     for (const CodeObjectKernel& k : meta->kernels) names += (names.empty() ? "" : ", ") + k.name;
-    return toolchain_error("internal error: code object has no kernel '" + entry + "' (kernels: " +
+    return internal_error("internal error: code object has no kernel '" + entry + "' (kernels: " +
                            (names.empty() ? "none" : names) + ")");
   }
   const std::string what = "internal error: code object kernel '" + entry + "' ";
   if (it->symbol != entry + ".kd")
-    return toolchain_error(what + "has kernel descriptor '" + it->symbol + "', expected '" + entry + ".kd'");
+    return internal_error(what + "has kernel descriptor '" + it->symbol + "', expected '" + entry + ".kd'");
   // The emitted reductions and MFMA layouts assume the arch's wavefront size.
   if (it->wavefront_size != static_cast<uint64_t>(arch.wave_size))
-    return toolchain_error(what + "has wavefront size " + std::to_string(it->wavefront_size) + ", " + arch.name +
+    return internal_error(what + "has wavefront size " + std::to_string(it->wavefront_size) + ", " + arch.name +
                            " kernels are built for " + std::to_string(arch.wave_size));
   size_t explicit_count = 0;
   while (explicit_count < it->args.size() && !is_hidden(it->args[explicit_count])) ++explicit_count;
   if (explicit_count != abi.bindings.size())
-    return toolchain_error(what + "has " + std::to_string(explicit_count) + " explicit arguments, the kernel ABI has " +
+    return internal_error(what + "has " + std::to_string(explicit_count) + " explicit arguments, the kernel ABI has " +
                            std::to_string(abi.bindings.size()) + " (" + binding_list(abi) + ")");
   for (size_t i = explicit_count; i < it->args.size(); ++i)
     if (!is_hidden(it->args[i]) || it->args[i].offset < 8 * explicit_count)
-      return toolchain_error(what + "argument " + std::to_string(i) + " (" + it->args[i].value_kind +
+      return internal_error(what + "argument " + std::to_string(i) + " (" + it->args[i].value_kind +
                              ") follows the hidden arguments or overlaps the explicit ones");
   for (size_t i = 0; i < explicit_count; ++i) {
     const Binding& b = abi.bindings[i];
     const KernargInfo& a = it->args[i];
     const std::string want = b.role == Role::scalar ? "by_value" : "global_buffer";
     if (a.value_kind != want || a.size != 8 || a.offset != 8 * i)
-      return toolchain_error(what + "argument " + std::to_string(i) + " is " + a.value_kind + " of " +
+      return internal_error(what + "argument " + std::to_string(i) + " is " + a.value_kind + " of " +
                              std::to_string(a.size) + " bytes at offset " + std::to_string(a.offset) + ", binding '" +
                              b.name + "' (" + role_name(b.role) + ") needs " + want + " of 8 bytes at offset " +
                              std::to_string(8 * i));
   }
   if (it->kernarg_segment_size < 8 * explicit_count)
-    return toolchain_error(what + "has a kernarg segment of " + std::to_string(it->kernarg_segment_size) +
+    return internal_error(what + "has a kernarg segment of " + std::to_string(it->kernarg_segment_size) +
                            " bytes, smaller than its " + std::to_string(explicit_count) + " explicit arguments");
   return ok();
 }

@@ -57,7 +57,7 @@ class HipTarget final : public Target {
     if (Status s = cuda::check_launch_geometry(plan, abi.scalar_names()); !s)
       return with_spec(spec, arch, "launch geometry check", s.error());
     const ToolchainInfo tc = hip::find_hip_clang();
-    if (!tc.found) return toolchain_error("target hip:" + arch + " unavailable: " + tc.why_unavailable);
+    if (!tc.found) return unavailable("target hip:" + arch + " unavailable: " + tc.why_unavailable);
 
     Expected<std::vector<uint8_t>> object = hip::compile_code_object(source, arch, spec.name);
     if (!object) return with_spec(spec, arch, "clang compilation", object.error());
@@ -88,7 +88,7 @@ class HipTarget final : public Target {
   // hip artifacts launch through libtesserart from a one-kernel archive
   // (launch/stub_routed_target.h): the compiler keeps no launcher of its own.
   Status run(const KernelSpec& spec, const Artifact&, LaunchArgs&) const override {
-    return toolchain_error("internal: hip kernel '" + spec.name +
+    return internal_error("internal: hip kernel '" + spec.name +
                            "' must launch through libtesserart (make_in_memory_stub_target), not the hip target");
   }
 

@@ -54,7 +54,7 @@ std::vector<std::string> compile_flags(const std::string& arch) {
 Expected<std::vector<uint8_t>> compile_code_object(const std::string& source, const std::string& arch,
                                                    const std::string& kernel_name) {
   const ToolchainInfo tc = find_hip_clang();
-  if (!tc.found) return toolchain_error("target hip:" + arch + " unavailable: " + tc.why_unavailable);
+  if (!tc.found) return unavailable("target hip:" + arch + " unavailable: " + tc.why_unavailable);
   Expected<ScratchDir> dir = ScratchDir::create("tesserac-hip");
   if (!dir) return dir.take_error();
   // Fixed names inside the private directory keep the object a function of the source.

@@ -93,7 +93,7 @@ class X86Target final : public Target {
   // x86 artifacts are loaded and launched by libtesserart only, from an
   // archive (launch/stub_routed_target.h): the compiler keeps no loader of its own.
   Status run(const KernelSpec& spec, const Artifact&, LaunchArgs&) const override {
-    return toolchain_error("internal: x86 kernel '" + spec.name +
+    return internal_error("internal: x86 kernel '" + spec.name +
                            "' must launch through libtesserart (make_in_memory_stub_target), not the x86 target");
   }
 

@@ -75,7 +75,7 @@ std::string source_name(size_t index, size_t count) {
 Expected<Artifact> compile_sources(const KernelSpec& spec, const Tier& tier, const std::string& arch,
                                    const std::vector<std::string>& sources, const std::string& entry) {
   const ToolchainInfo tc = find_clang();
-  if (!tc.found) return toolchain_error("target unavailable: x86:" + arch + ": " + tc.why_unavailable);
+  if (!tc.found) return unavailable("target unavailable: x86:" + arch + ": " + tc.why_unavailable);
   const std::vector<std::string> flags = clang_flags(tier);
   std::string joined;
   for (const std::string& f : flags) joined += (joined.empty() ? "" : " ") + f;

@@ -102,7 +102,7 @@ class XdnaTarget final : public Target {
 
   // xdna artifacts launch through libtesserart (launch/stub_routed_target.h).
   Status run(const KernelSpec& spec, const Artifact&, LaunchArgs&) const override {
-    return toolchain_error("internal: xdna kernel '" + spec.name +
+    return internal_error("internal: xdna kernel '" + spec.name +
                            "' must launch through libtesserart (make_in_memory_stub_target), not the xdna target");
   }
 

@@ -6,7 +6,7 @@ namespace tsr::elf {
 Expected<Object> read_object(const std::vector<uint8_t>& bytes, uint16_t machine, const std::string& machine_name,
                              const std::string& what) {
   const Bytes r{bytes};
-  auto bad = [&](const std::string& why) { return toolchain_error("internal error: malformed " + what + ": " + why); };
+  auto bad = [&](const std::string& why) { return internal_error("internal error: malformed " + what + ": " + why); };
   if (!r.fits(0, 64) || std::memcmp(bytes.data(), "\x7f" "ELF", 4) != 0) return bad("no ELF header");
   if (bytes[4] != 2 || bytes[5] != 1) return bad("not a little-endian ELF-64 object");
   if (r.get<uint16_t>(18) != machine) return bad("e_machine is not " + machine_name);

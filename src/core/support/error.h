@@ -8,12 +8,27 @@
 
 namespace tsr {
 
-// Categories map onto the CLI exit codes documented in docs/cli.md.
+// What went wrong, as a kind the pipeline decides on (never by reading the
+// message). exit_code maps the kinds onto the CLI's exit codes (docs/cli.md).
 enum class ErrorKind {
-  invalid_input = 1,   // bad spec, bad receipt, verification failure
-  usage = 2,           // bad command line
-  toolchain = 3,       // missing tool, compiler failure, internal failure
+  invalid_input,   // bad spec, bad receipt, verification failure
+  usage,           // bad command line
+  toolchain,       // a tool that ran and failed (a compiler's diagnostics)
+  unavailable,     // no toolchain (or no tool) for a target on this machine
+  internal,        // tesserac broke its own contract (an ABI mismatch, a malformed artifact)
 };
+
+// 1 invalid input, 2 usage, 3 toolchain, unavailable or internal.
+constexpr int exit_code(ErrorKind kind) {
+  switch (kind) {
+    case ErrorKind::invalid_input: return 1;
+    case ErrorKind::usage: return 2;
+    case ErrorKind::toolchain:
+    case ErrorKind::unavailable:
+    case ErrorKind::internal: return 3;
+  }
+  return 3;
+}
 
 class [[nodiscard]] Error {
  public:
@@ -28,6 +43,8 @@ class [[nodiscard]] Error {
 
 inline Error invalid_input(std::string message) { return Error(ErrorKind::invalid_input, std::move(message)); }
 inline Error toolchain_error(std::string message) { return Error(ErrorKind::toolchain, std::move(message)); }
+inline Error unavailable(std::string message) { return Error(ErrorKind::unavailable, std::move(message)); }
+inline Error internal_error(std::string message) { return Error(ErrorKind::internal, std::move(message)); }
 
 // A value or an Error. Accessing the wrong alternative is a programming error.
 template <typename T>

@@ -60,7 +60,7 @@ KernelSpec as_declared(const KernelSpec& spec, const Accuracy& accuracy, Determi
 Expected<Artifact> compile_cached(const KernelSpec& spec, const Target& target, const TargetName& name,
                                   const std::string& source, CompileCache* cache) {
   const ToolchainInfo tc = target.toolchain();
-  if (!tc.found) return toolchain_error("target unavailable: " + name.str() + ": " + tc.why_unavailable);
+  if (!tc.found) return unavailable("target unavailable: " + name.str() + ": " + tc.why_unavailable);
   const std::string key = artifact_cache_key(kernel_identity(spec), name, tc, sha256_hex(source));
   if (cache)
     if (std::optional<Artifact> hit = cache->find_artifact(key)) return std::move(*hit);
@@ -430,7 +430,7 @@ Expected<TuneOutcome> tune_kernel(const KernelSpec& spec, const TargetName& name
       r.version = "not probed";
     } else if (r.kind == "kernel_call") {
       const DelegateEntry* d = find_delegate(spec.family, name.kind, r.callee);
-      if (!d) return invalid_input("internal: '" + r.callee + "' passed the verifier but is not in the delegate table");
+      if (!d) return internal_error("internal: '" + r.callee + "' passed the verifier but is not in the delegate table");
       const LibraryProbe probe = probe_library(d->library, d->sonames, r.callee);
       if (!probe.found) {
         r.outcome = CandidateOutcome::not_run;

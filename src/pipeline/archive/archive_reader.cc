@@ -3,6 +3,7 @@
 // ArchiveContents. Every stub status is checked, although a verified
 // archive makes every accessor succeed: a failure is reported, never read past.
 #include "archive/archive_reader.h"
+#include "archive/wire_codes.h"
 
 #include "support/file_io.h"
 #include "support/sha256.h"
@@ -45,8 +46,8 @@ Expected<Binding> read_binding(tsr_archive* a, size_t kernel, size_t index) {
   if (Status s = stub_status(tsr_kernel_binding_at(a, kernel, index, &bi)); !s) return s.take_error();
   Binding binding;
   binding.name = bi.name;
-  binding.role = bi.role == TSR_ROLE_IN ? Role::input : bi.role == TSR_ROLE_OUT ? Role::output : Role::scalar;
-  binding.dtype = bi.dtype == TSR_DTYPE_F16 ? DType::f16 : bi.dtype == TSR_DTYPE_BF16 ? DType::bf16 : DType::f32;
+  binding.role = role_from_stub(bi.role);
+  binding.dtype = dtype_from_stub(bi.dtype);
   for (size_t d = 0; d < bi.dim_count; ++d) {
     tsr_dim_info di;
     if (Status s = stub_status(tsr_kernel_dim_at(a, kernel, index, d, &di)); !s) return s.take_error();

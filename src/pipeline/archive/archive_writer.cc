@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "archive/archive_reader.h"
+#include "archive/wire_codes.h"
 #include "support/file_io.h"
 #include "support/sha256.h"
 #include "tesserart.h"
@@ -120,8 +121,8 @@ std::vector<uint8_t> build_index(const ArchiveContents& c, const std::vector<uin
     std::vector<std::string> scalar_names = k.abi.scalar_names();
     for (const Binding& b : k.abi.bindings) {
       strs.ref(bind, b.name);
-      bind.u8(uint8_t(b.role == Role::input ? 0 : b.role == Role::output ? 1 : 2));
-      bind.u8(uint8_t(b.role == Role::scalar ? 4 : b.dtype == DType::f32 ? 1 : b.dtype == DType::f16 ? 2 : 3));
+      bind.u8(uint8_t(stub_role(b.role)));
+      bind.u8(uint8_t(binding_dtype_code(b)));
       bind.u16(0);
       bind.u32(n_dims); bind.u32(uint32_t(b.shape.size())); bind.u32(0);
       for (const Dim& d : b.shape) {

@@ -35,7 +35,7 @@ Expected<Artifact> compile_for_target(const KernelSpec& spec, const TargetName& 
   const Target* t = find_target(target.kind);
   if (!t) return toolchain_error("no target kind '" + target.kind + "'");
   const ToolchainInfo tc = t->toolchain();
-  if (!tc.found) return toolchain_error("target unavailable: " + target.str() + ": " + tc.why_unavailable);
+  if (!tc.found) return unavailable("target unavailable: " + target.str() + ": " + tc.why_unavailable);
   Expected<std::string> source = emit_for_target(spec, target);
   if (!source) return source.take_error();
   return compile_emitted(spec, target, tc, *source);

@@ -150,7 +150,7 @@ std::vector<std::optional<CompileStep>> compile_all(const std::vector<Job>& jobs
     }
     if (!step.toolchain.found) {
       step.result = Expected<Artifact>(
-          toolchain_error("target unavailable: " + job.target.str() + ": " + step.toolchain.why_unavailable));
+          unavailable("target unavailable: " + job.target.str() + ": " + step.toolchain.why_unavailable));
       continue;
     }
     Expected<std::string> source = emit_for_target(*job.spec, job.target);
@@ -230,7 +230,7 @@ void qualify_compiled_cached(const Job& job, const Target& target, const Artifac
   if (options.cache) options.cache->store_verdict(key, {row.report, row.route});
 }
 
-bool is_unavailable(const Error& error) { return error.message().rfind("target unavailable:", 0) == 0; }
+bool is_unavailable(const Error& error) { return error.kind() == ErrorKind::unavailable; }
 
 // Whether job i's oracle runs in the emulator: a compiled artifact, or (for
 // `test`: the emulator needs only the emitted source and clang, not the GPU

@@ -7,15 +7,6 @@
 
 namespace tsr {
 
-tsr_dtype stub_dtype(DType t) {
-  switch (t) {
-    case DType::f32: return TSR_DTYPE_F32;
-    case DType::f16: return TSR_DTYPE_F16;
-    case DType::bf16: return TSR_DTYPE_BF16;
-  }
-  return TSR_DTYPE_F32;
-}
-
 StubRoutedTarget::StubRoutedTarget(const Target& inner, tsr_archive* archive, TargetName target, bool owns_archive,
                                    std::vector<uint8_t> owned_bytes)
     : ForwardingTarget(inner),

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "archive/wire_codes.h"
 #include "target/forwarding_target.h"
 #include "tesserart.h"
 
@@ -18,9 +19,6 @@ struct tsr_archive;
 struct tsr_kernel;
 
 namespace tsr {
-
-// The stub's dtype tag for a storage dtype.
-tsr_dtype stub_dtype(DType t);
 
 class StubRoutedTarget final : public ForwardingTarget {
  public:

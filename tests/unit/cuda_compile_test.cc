@@ -76,7 +76,6 @@ TEST_F(CudaCompile, ShippedSpecsBuildForEveryRequiredArch) {
   ASSERT_TRUE(errors.empty()) << errors;
   ASSERT_FALSE(specs.empty());
   for (const KernelSpec& spec : specs) {
-    if (spec.family == Family::attention) continue;
     compile_everywhere(*target, spec, {"sm_80", "sm_90", "sm_100", "sm_120", "ptx"});
   }
 }

@@ -39,7 +39,7 @@ TEST(CudaDevices, TheTargetHasNoLauncherOfItsOwn) {
   args.buffers.assign(3, std::vector<uint8_t>(16, 0));
   const Status s = t->run(spec, art, args);
   ASSERT_FALSE(s.ok());
-  EXPECT_EQ(s.error().kind(), ErrorKind::toolchain);
+  EXPECT_EQ(s.error().kind(), ErrorKind::internal);
   EXPECT_EQ(s.error().message(),
             "internal: cuda kernel 'run_add' must launch through libtesserart (make_in_memory_stub_target), not the "
             "cuda target");

@@ -17,7 +17,6 @@ std::vector<KernelSpec> shipped_cuda_specs() {
   DiagnosticEngine diag;
   std::vector<KernelSpec> specs = load_specs({TSR_SOURCE_DIR "/specs"}, diag);
   EXPECT_FALSE(diag.has_errors()) << diag.render();
-  std::erase_if(specs, [](const KernelSpec& s) { return s.family == Family::attention; });
   return specs;
 }
 

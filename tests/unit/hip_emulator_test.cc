@@ -133,8 +133,6 @@ TEST_F(HipEmulator, Wave32SourceOnAWave64ArchFails) {
 TEST_F(HipEmulator, IsEmulatedEvidenceAndTargetsNameTheirEmulator) {
   EXPECT_TRUE(hip_->device("gfx90a").emulated);
   EXPECT_EQ(hip_->kind(), "hip");
-  EXPECT_EQ(hip_->unsupported_reason(base("attn", Family::attention, DType::bf16), "gfx90a"),
-            "family attention is not supported by the hip target yet");
   EXPECT_EQ(hip_->unsupported_reason(elementwise("ew", DType::f32, {Op::add}, rt("n")), "gfx942"),
             "architecture gfx942 is not supported by the hip target");
   const KernelSpec spec = elementwise("ew", DType::f16, {Op::add, Op::silu}, rt("n"));

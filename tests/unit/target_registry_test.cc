@@ -7,6 +7,7 @@
 
 #include "emulator/emulator.h"
 #include "registry/registry.h"
+#include "spec/target_catalogue.h"
 
 namespace tsr {
 namespace {
@@ -23,6 +24,23 @@ TEST(TargetRegistry, KindsAreRegisteredOnceEach) {
   EXPECT_EQ(kinds, (std::vector<std::string>{"x86", "cuda", "hip", "xdna"}));
   for (const std::string& kind : kinds) EXPECT_EQ(find_target(kind)->kind(), kind);
   EXPECT_EQ(find_target("rocm"), nullptr);
+}
+
+// The spec layer's catalogue (core, data only) and the registered targets
+// agree: the same kinds in the same order, and each target's archs() is its
+// row, so a name -t accepts is one a target builds, and the reverse.
+TEST(TargetRegistry, ArchsAreTheCatalogue) {
+  const std::vector<TargetKind>& catalogue = target_catalogue();
+  ASSERT_EQ(catalogue.size(), all_targets().size());
+  for (size_t i = 0; i < catalogue.size(); ++i) {
+    const Target& target = *all_targets()[i];
+    EXPECT_EQ(target.kind(), catalogue[i].kind);
+    EXPECT_EQ(target.archs(), catalogue[i].archs) << target.kind();
+    if (std::unique_ptr<Target> twin = target.make_emulated()) {
+      EXPECT_EQ(twin->kind(), catalogue[i].kind);
+      EXPECT_EQ(twin->archs(), catalogue[i].archs) << target.kind() << " (emulated)";
+    }
+  }
 }
 
 // `tesserac targets` prints these: a target must not let a found toolchain

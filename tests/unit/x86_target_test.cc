@@ -136,7 +136,6 @@ Case make_case(const KernelSpec& spec, const std::map<std::string, int64_t>& dim
       }
       break;
     }
-    case Family::attention: break;
   }
   return c;
 }
@@ -213,11 +212,7 @@ const char* kArchs[] = {"v2", "v3", "v4"};
 TEST_F(X86Test, NamesAndSupport) {
   EXPECT_EQ(target_->kind(), "x86");
   EXPECT_EQ(target_->archs(), (std::vector<std::string>{"v2", "v3", "v4", "v4+amx"}));
-  KernelSpec att = base("att", Family::attention, DType::bf16);
-  EXPECT_EQ(target_->unsupported_reason(att, "v3"), "family attention is not supported by target x86 yet");
   EXPECT_EQ(target_->unsupported_reason(elementwise("e", DType::f32, {Op::add}, st(4)), "v3"), "");
-  EXPECT_FALSE(target_->emit(att, "v3").ok());
-  EXPECT_EQ(target_->budget_floor(att).atol, 0.0);
 }
 
 TEST_F(X86Test, EmitIsDeterministicAndNamesBothEntryPoints) {

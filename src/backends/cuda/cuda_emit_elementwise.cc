@@ -69,9 +69,8 @@ EmittedKernel emit_kernel(const KernelSpec& spec) {
     case Family::elementwise: return emit_elementwise(spec);
     case Family::matmul: return emit_matmul(spec);
     case Family::rowwise: return emit_rowwise(spec);
-    case Family::attention: break;
   }
-  return {"// attention is not supported by the cuda target\n", {}};
+  return {};
 }
 
 }  // namespace tsr::cuda

@@ -35,7 +35,6 @@ class CudaTarget final : public Target {
 
   std::string unsupported_reason(const KernelSpec& spec, const std::string& arch) const override {
     if (std::string refusal = cuda::arch_refusal(arch); !refusal.empty()) return refusal;
-    if (spec.family == Family::attention) return "family attention is not supported by the cuda target yet";
     return "";
   }
 
@@ -118,13 +117,6 @@ class CudaTarget final : public Target {
   }
 
   DeviceInfo device(const std::string& arch) const override { return cuda::cuda_device_info(arch); }
-
-  // cuda artifacts launch through libtesserart from a one-kernel archive
-  // (launch/stub_routed_target.h): the compiler keeps no launcher of its own.
-  Status run(const KernelSpec& spec, const Artifact&, LaunchArgs&) const override {
-    return internal_error("internal: cuda kernel '" + spec.name +
-                           "' must launch through libtesserart (make_in_memory_stub_target), not the cuda target");
-  }
 
   // 0: accumulation is f32 (tensor-core f16/bf16 products are exact in f32)
   // and every store rounds once, like the reference's storage points; the

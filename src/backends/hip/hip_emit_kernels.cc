@@ -18,7 +18,6 @@ EmittedHipKernel emit_kernel(const KernelSpec& spec, const HipArch& arch) {
     case Family::matmul:
       k = uses_mfma(spec, arch) ? emit_matmul_mfma(spec, dialect) : cuda::emit_matmul_fma_tiles(spec, dialect);
       break;
-    case Family::attention: return {"// attention is not supported by the hip target\n", {}};
   }
   return {std::move(k.source), k.plan};
 }

@@ -21,7 +21,6 @@ class EmulatedHipTarget final : public Target {
   std::string unsupported_reason(const KernelSpec& spec, const std::string& arch) const override {
     if (real_) return real_->unsupported_reason(spec, arch);
     if (!find_hip_arch(arch)) return "architecture " + arch + " is not supported by the hip target";
-    if (spec.family == Family::attention) return "family attention is not supported by the hip target yet";
     return "";
   }
   Expected<std::string> emit(const KernelSpec& spec, const std::string& arch) const override {

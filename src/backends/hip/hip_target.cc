@@ -35,7 +35,6 @@ class HipTarget final : public Target {
 
   std::string unsupported_reason(const KernelSpec& spec, const std::string& arch) const override {
     if (std::string refusal = hip::arch_refusal(arch); !refusal.empty()) return refusal;
-    if (spec.family == Family::attention) return "family attention is not supported by the hip target yet";
     return "";
   }
 
@@ -84,13 +83,6 @@ class HipTarget final : public Target {
   std::string artifact_file_extension(const Artifact&) const override { return ".hsaco"; }
 
   DeviceInfo device(const std::string& arch) const override { return hip::hip_device_info(arch); }
-
-  // hip artifacts launch through libtesserart from a one-kernel archive
-  // (launch/stub_routed_target.h): the compiler keeps no launcher of its own.
-  Status run(const KernelSpec& spec, const Artifact&, LaunchArgs&) const override {
-    return internal_error("internal: hip kernel '" + spec.name +
-                           "' must launch through libtesserart (make_in_memory_stub_target), not the hip target");
-  }
 
   // 0: accumulation is f32 (MFMA f16/bf16 products are exact in f32) and
   // every store rounds once, like the reference's storage points.

@@ -21,9 +21,6 @@ class WithEmulatedTwin final : public ForwardingTarget {
   using Twin = std::unique_ptr<Target> (*)();
   WithEmulatedTwin(std::unique_ptr<Target> real, Twin twin)
       : ForwardingTarget(*real), real_(std::move(real)), twin_(twin) {}
-  Status run(const KernelSpec& spec, const Artifact& artifact, LaunchArgs& args) const override {
-    return inner_.run(spec, artifact, args);
-  }
   std::unique_ptr<Target> make_emulated() const override { return twin_(); }
 
  private:

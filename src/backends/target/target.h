@@ -115,9 +115,14 @@ class Target {
   // the tools of that platform recognize the file.
   virtual std::string artifact_file_extension(const Artifact& artifact) const = 0;
 
-  // Seam 3: run on a present device. Outputs are written back into args.buffers.
+  // Seam 3: the device an arch runs on, and run there. Outputs are written
+  // back into args.buffers. Only launchers implement run: the stub-routed
+  // target (launch/stub_routed_target.h, every artifact of the four real
+  // targets, through libtesserart from an archive) and the emulated targets.
+  // A real target keeps no loader of its own: the default is an internal
+  // error naming the one launch path.
   virtual DeviceInfo device(const std::string& arch) const = 0;
-  virtual Status run(const KernelSpec& spec, const Artifact& artifact, LaunchArgs& args) const = 0;
+  virtual Status run(const KernelSpec& spec, const Artifact& artifact, LaunchArgs& args) const;
   virtual BudgetFloor budget_floor(const KernelSpec& spec) const = 0;
 
   // Generated candidates (docs/targets-x86.md, docs/targets-cuda.md, "Tunables

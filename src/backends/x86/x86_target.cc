@@ -24,7 +24,6 @@ class X86Target final : public Target {
 
   std::string unsupported_reason(const KernelSpec& spec, const std::string& arch) const override {
     if (!x86::tier_for_arch(arch)) return "unknown arch '" + arch + "' for target x86 (known: v2, v3, v4, v4+amx)";
-    if (spec.family == Family::attention) return "family attention is not supported by target x86 yet";
     return "";
   }
 
@@ -88,13 +87,6 @@ class X86Target final : public Target {
     const std::optional<x86::Tier> tier = x86::tier_for_arch(arch);
     if (!tier) return absent_device("unknown arch '" + arch + "' for target x86");
     return x86::cpu_device(*tier);
-  }
-
-  // x86 artifacts are loaded and launched by libtesserart only, from an
-  // archive (launch/stub_routed_target.h): the compiler keeps no loader of its own.
-  Status run(const KernelSpec& spec, const Artifact&, LaunchArgs&) const override {
-    return internal_error("internal: x86 kernel '" + spec.name +
-                           "' must launch through libtesserart (make_in_memory_stub_target), not the x86 target");
   }
 
   // Compute is f32 everywhere; storage rounding is part of the reference.

@@ -100,12 +100,6 @@ class XdnaTarget final : public Target {
     return info;
   }
 
-  // xdna artifacts launch through libtesserart (launch/stub_routed_target.h).
-  Status run(const KernelSpec& spec, const Artifact&, LaunchArgs&) const override {
-    return internal_error("internal: xdna kernel '" + spec.name +
-                           "' must launch through libtesserart (make_in_memory_stub_target), not the xdna target");
-  }
-
   // The NPU accumulates bf16 products in f32 and stores bf16 once; the
   // declared budget applies.
   BudgetFloor budget_floor(const KernelSpec&) const override { return {}; }

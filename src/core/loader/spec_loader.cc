@@ -86,8 +86,9 @@ std::optional<KernelSpec> decode_root(const DocNode& root, const std::string& fi
   const FamilyCodec* codec = nullptr;
   KernelSpec spec;
   if (std::optional<std::string> fam = top.required_enum("family", family_names())) {
-    spec.family = *family_from_name(*fam);
-    codec = find_codec(spec.family);
+    const std::optional<Family> family = family_from_name(*fam);
+    if (family) spec.family = *family;
+    codec = family ? find_codec(*family) : nullptr;
     if (!codec) top.error(top.get("family"), "family '" + *fam + "' has no codec in this tesserac yet (available: elementwise, matmul, rowwise)");
   }
   MapReader m(root, file, codec ? std::string(family_name(spec.family)) + " spec" : "spec", diag);

@@ -70,15 +70,12 @@ KernelAbi kernel_abi(const KernelSpec& spec) {
       abi.bindings.push_back(buffer("y", Role::output, t, {r.rows, r.cols}));
       break;
     }
-    case Family::attention:
-      break;
   }
   // Runtime scalars follow the family's shape order (M, N, K; rows, cols; N).
   switch (spec.family) {
     case Family::elementwise: note_dims({spec.elementwise().n}, scalars); break;
     case Family::matmul: note_dims({spec.matmul().m, spec.matmul().n, spec.matmul().k}, scalars); break;
     case Family::rowwise: note_dims({spec.rowwise().rows, spec.rowwise().cols}, scalars); break;
-    case Family::attention: break;
   }
   for (const std::string& s : scalars) abi.bindings.push_back(Binding{s, Role::scalar, DType::f32, {}});
   return abi;

@@ -46,7 +46,6 @@ const char* family_name(Family f) {
     case Family::elementwise: return "elementwise";
     case Family::matmul: return "matmul";
     case Family::rowwise: return "rowwise";
-    case Family::attention: return "attention";
   }
   return "?";
 }

@@ -12,7 +12,7 @@
 
 namespace tsr {
 
-enum class Family { elementwise, matmul, rowwise, attention };
+enum class Family { elementwise, matmul, rowwise };
 enum class DType { f32, f16, bf16 };
 enum class Determinism { deterministic, nondeterministic_allowed };
 enum class Layout { row, col };

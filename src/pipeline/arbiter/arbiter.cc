@@ -12,6 +12,7 @@
 #include "cache/compile_cache.h"
 #include "delegate/delegate_table.h"
 #include "progress/build_progress.h"
+#include "compile/cached_compile.h"
 #include "compile/compile.h"
 #include "launch/stub_routed_target.h"
 #include "identity/identity.h"
@@ -55,18 +56,6 @@ KernelSpec as_declared(const KernelSpec& spec, const Accuracy& accuracy, Determi
   c.accuracy = accuracy;
   c.determinism = determinism;
   return c;
-}
-
-Expected<Artifact> compile_cached(const KernelSpec& spec, const Target& target, const TargetName& name,
-                                  const std::string& source, CompileCache* cache) {
-  const ToolchainInfo tc = target.toolchain();
-  if (!tc.found) return unavailable("target unavailable: " + name.str() + ": " + tc.why_unavailable);
-  const std::string key = artifact_cache_key(kernel_identity(spec), name, tc, sha256_hex(source));
-  if (cache)
-    if (std::optional<Artifact> hit = cache->find_artifact(key)) return std::move(*hit);
-  Expected<Artifact> art = compile_emitted(spec, name, tc, source);
-  if (art && cache) cache->store_artifact(key, *art);
-  return art;
 }
 
 // The generated candidates of the target, plus the test hook's.
@@ -320,10 +309,10 @@ Expected<Artifact> tuned_artifact(const KernelSpec& spec, const Target& target, 
     sources.push_back(std::move(source));
   }
   Expected<Artifact> art = [&]() -> Expected<Artifact> {
-    if (sources.size() == 1) return compile_cached(spec, target, name, sources[0], cache);
+    if (sources.size() == 1) return compile_through_cache(spec, target, name, sources[0], cache);
     Expected<Artifact> a = target.compile_candidates(spec, name.arch, sources);
     if (!a) return a;
-    a->key = sha256_hex(kernel_identity(spec) + "\n" + name.str() + "\n" + target.toolchain().version + "\n" + a->key);
+    a->key = artifact_key(spec, name, target.toolchain(), a->key);
     return a;
   }();
   if (!art) return art;
@@ -421,7 +410,7 @@ Expected<TuneOutcome> tune_kernel(const KernelSpec& spec, const TargetName& name
     if (r.kind == "generated") {
       const std::string source = w.source("");
       if (source.empty()) return toolchain_error("cannot emit " + r.name + " of " + spec.name);
-      Expected<Artifact> art = compile_cached(spec, *target, name, source, options.cache);
+      Expected<Artifact> art = compile_through_cache(spec, *target, name, source, options.cache);
       if (!art) return art.take_error();
       r.version = "sha256 " + sha256_hex(art->bytes.data(), art->bytes.size());
       w.artifact = std::move(*art);

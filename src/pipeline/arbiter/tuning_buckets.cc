@@ -19,7 +19,6 @@ Leading leading_dim(const KernelSpec& spec) {
     case Family::matmul: return {spec.matmul().m, {16, 256}, {16, 256, 1024}};
     case Family::rowwise: return {spec.rowwise().rows, {16, 256}, {16, 256, 1024}};
     case Family::elementwise: return {spec.elementwise().n, {4096, 262144}, {4096, 262144, 4194304}};
-    case Family::attention: break;
   }
   return {};
 }
@@ -29,7 +28,6 @@ std::vector<std::pair<std::string, Dim>> shape_dims(const KernelSpec& spec) {
     case Family::matmul: return {{"M", spec.matmul().m}, {"N", spec.matmul().n}, {"K", spec.matmul().k}};
     case Family::rowwise: return {{"rows", spec.rowwise().rows}, {"cols", spec.rowwise().cols}};
     case Family::elementwise: return {{"N", spec.elementwise().n}};
-    case Family::attention: break;
   }
   return {};
 }

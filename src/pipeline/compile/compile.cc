@@ -8,7 +8,7 @@ namespace tsr {
 
 Expected<std::string> emit_for_target(const KernelSpec& spec, const TargetName& target) {
   const Target* t = find_target(target.kind);
-  if (!t) return toolchain_error("no target kind '" + target.kind + "'");
+  if (!t) return internal_error("internal: no target kind '" + target.kind + "'");
   std::string why = t->unsupported_reason(spec, target.arch);
   if (!why.empty()) return invalid_input("kernel '" + spec.name + "' cannot be built for " + target.str() + ": " + why);
   return t->emit(spec, target.arch);
@@ -17,25 +17,31 @@ Expected<std::string> emit_for_target(const KernelSpec& spec, const TargetName& 
 Expected<Artifact> compile_emitted(const KernelSpec& spec, const TargetName& target, const ToolchainInfo& toolchain,
                                    const std::string& source) {
   const Target* t = find_target(target.kind);
-  if (!t) return toolchain_error("no target kind '" + target.kind + "'");
+  if (!t) return internal_error("internal: no target kind '" + target.kind + "'");
   Expected<Artifact> artifact = t->compile(spec, target.arch, source);
   if (!artifact) {
     const Error& e = artifact.error();
     return Error(e.kind(), "kernel '" + spec.name + "' (" + spec.location.file + ") for " + target.str() + ": " +
                                e.message());
   }
-  // The key names everything the bytes depend on: the kernel identity, the
-  // target, the toolchain version and the target's own key.
-  artifact->key =
-      sha256_hex(kernel_identity(spec) + "\n" + target.str() + "\n" + toolchain.version + "\n" + artifact->key);
+  artifact->key = artifact_key(spec, target, toolchain, artifact->key);
   return artifact;
+}
+
+std::string artifact_key(const KernelSpec& spec, const TargetName& target, const ToolchainInfo& toolchain,
+                         const std::string& target_key) {
+  return sha256_hex(kernel_identity(spec) + "\n" + target.str() + "\n" + toolchain.version + "\n" + target_key);
+}
+
+Error toolchain_unavailable(const TargetName& target, const ToolchainInfo& toolchain) {
+  return unavailable("target unavailable: " + target.str() + ": " + toolchain.why_unavailable);
 }
 
 Expected<Artifact> compile_for_target(const KernelSpec& spec, const TargetName& target) {
   const Target* t = find_target(target.kind);
-  if (!t) return toolchain_error("no target kind '" + target.kind + "'");
+  if (!t) return internal_error("internal: no target kind '" + target.kind + "'");
   const ToolchainInfo tc = t->toolchain();
-  if (!tc.found) return unavailable("target unavailable: " + target.str() + ": " + tc.why_unavailable);
+  if (!tc.found) return toolchain_unavailable(target, tc);
   Expected<std::string> source = emit_for_target(spec, target);
   if (!source) return source.take_error();
   return compile_emitted(spec, target, tc, *source);

@@ -17,4 +17,14 @@ Expected<Artifact> compile_for_target(const KernelSpec& spec, const TargetName& 
 Expected<Artifact> compile_emitted(const KernelSpec& spec, const TargetName& target, const ToolchainInfo& toolchain,
                                    const std::string& source);
 
+// An artifact's key: everything its bytes depend on (the kernel identity,
+// the target, the toolchain version and the target's own key of the
+// sources). compile_emitted sets it; so must any other compile of a target.
+std::string artifact_key(const KernelSpec& spec, const TargetName& target, const ToolchainInfo& toolchain,
+                         const std::string& target_key);
+
+// What a build reports for a target without its toolchain here: kind
+// unavailable (NOT_RUN), "target unavailable: <target>: <why>".
+Error toolchain_unavailable(const TargetName& target, const ToolchainInfo& toolchain);
+
 }  // namespace tsr

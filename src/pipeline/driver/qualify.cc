@@ -12,6 +12,7 @@
 
 #include "archive/archive_reader.h"
 #include "cache/compile_cache.h"
+#include "compile/cached_compile.h"
 #include "compile/compile.h"
 #include "driver/emulated_oracle.h"
 #include "driver/reason_notes.h"
@@ -149,8 +150,7 @@ std::vector<std::optional<CompileStep>> compile_all(const std::vector<Job>& jobs
       }
     }
     if (!step.toolchain.found) {
-      step.result = Expected<Artifact>(
-          unavailable("target unavailable: " + job.target.str() + ": " + step.toolchain.why_unavailable));
+      step.result = Expected<Artifact>(toolchain_unavailable(job.target, step.toolchain));
       continue;
     }
     Expected<std::string> source = emit_for_target(*job.spec, job.target);
@@ -160,7 +160,7 @@ std::vector<std::optional<CompileStep>> compile_all(const std::vector<Job>& jobs
     }
     step.source = std::move(*source);
     if (options.cache) {
-      step.cache_key = artifact_cache_key(rows[i].identity, job.target, step.toolchain, sha256_hex(step.source));
+      step.cache_key = compile_cache_key(rows[i].identity, job.target, step.toolchain, step.source);
       if (std::optional<Artifact> hit = options.cache->find_artifact(step.cache_key)) {
         step.result = Expected<Artifact>(std::move(*hit));
         rows[i].artifact_cached = true;

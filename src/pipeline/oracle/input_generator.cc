@@ -122,7 +122,6 @@ std::map<std::string, int64_t> trial_scalars(const KernelSpec& spec, int trial) 
       assign(spec.rowwise().rows, rowwise_sizes[t][0]);
       assign(spec.rowwise().cols, rowwise_sizes[t][1]);
       break;
-    case Family::attention: break;
   }
   return values;
 }

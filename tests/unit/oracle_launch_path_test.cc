@@ -35,7 +35,7 @@ class OracleLaunchPath : public testing::X86Fixture {
 };
 
 TEST_F(OracleLaunchPath, TestQualifiesX86ThroughLibtesserart) {
-  const std::vector<VerdictRow> rows = qualify_jobs({Job{&spec_, {"x86", "v2"}, ""}}, QualifyOptions{});
+  const std::vector<VerdictRow> rows = qualify_jobs({Job{&spec_, {"x86", "v2"}, "", find_target("x86")}}, QualifyOptions{});
   ASSERT_EQ(rows.size(), 1u);
   EXPECT_EQ(rows[0].report.verdict, Verdict::pass) << rows[0].report.reason;
   EXPECT_EQ(rows[0].route, "libtesserart memfd+dlopen");
@@ -91,7 +91,7 @@ TEST_F(OracleLaunchPath, ArchiveRowsRunExactlyTheirTier) {
   ASSERT_EQ(tsr_archive_open_memory(bytes->data(), bytes->size(), nullptr, &archive), TSR_OK);
   std::vector<Job> jobs;
   for (int level = 2; level <= std::min(tsr_x86_level(), 4); ++level)
-    jobs.push_back(Job{&spec_, {"x86", "v" + std::to_string(level)}, ""});
+    jobs.push_back(Job{&spec_, {"x86", "v" + std::to_string(level)}, "", find_target("x86")});
   QualifyOptions options;
   options.archive = archive;
   const std::vector<VerdictRow> rows = qualify_jobs(jobs, options);

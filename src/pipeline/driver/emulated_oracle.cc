@@ -64,7 +64,7 @@ void EmulatedOracle::qualify(size_t i, VerdictRow& row) {
 EmulatedOracle::Result EmulatedOracle::emulate(size_t i) {
   const Job& job = jobs_[i];
   const Member& m = members_.at(i);
-  const Target& target = *find_target(job.target.kind);
+  const Target& target = *job.impl;
   std::string key;
   if (m.use_cache && options_.cache) {
     ToolchainInfo emulator;

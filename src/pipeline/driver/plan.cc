@@ -36,7 +36,7 @@ std::vector<Job> plan_jobs(const std::vector<KernelSpec>& specs, const std::vect
           std::find(spec.targets.begin(), spec.targets.end(), t.str()) == spec.targets.end())
         continue;
       const Target* target = find_target(t.kind);
-      jobs.push_back(Job{&spec, t, target ? target->unsupported_reason(spec, t.arch) : "no such target"});
+      jobs.push_back(Job{&spec, t, target ? target->unsupported_reason(spec, t.arch) : "no such target", target});
     }
   }
   return jobs;

@@ -17,6 +17,9 @@ struct Job {
   const KernelSpec* spec;
   TargetName target;
   std::string unsupported;   // non-empty: the target cannot build this spec, and why
+  // The registered target of target.kind, looked up once by plan_jobs; set
+  // whenever `unsupported` is empty, so no later stage looks it up again.
+  const Target* impl = nullptr;
 };
 
 // -t narrows to the named targets; a spec's own `targets:` list narrows

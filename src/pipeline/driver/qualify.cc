@@ -129,8 +129,7 @@ std::vector<std::optional<CompileStep>> compile_all(const std::vector<Job>& jobs
     if (!job.unsupported.empty() || options.archive) continue;
     const Clock::time_point start = Clock::now();
     CompileStep& step = steps[i].emplace();
-    const Target* target = find_target(job.target.kind);
-    step.toolchain = target->toolchain();
+    step.toolchain = job.impl->toolchain();
     if (options.tune && options.run_oracle && step.toolchain.found) {
       TuneOptions tune = *options.tune;
       tune.cache = options.cache;
@@ -237,7 +236,7 @@ bool is_unavailable(const Error& error) { return error.kind() == ErrorKind::unav
 // toolchain) a target whose toolchain is missing. A build (keep_artifacts)
 // records verdicts of what it ships only.
 bool oracle_runs_emulated(const Job& job, const std::optional<CompileStep>& step, const QualifyOptions& options) {
-  if (!step || !options.run_oracle || !runs_emulated(job, *find_target(job.target.kind), options)) return false;
+  if (!step || !options.run_oracle || !runs_emulated(job, *job.impl, options)) return false;
   const Expected<Artifact>& artifact = *step->result;
   return artifact.ok() || (is_unavailable(artifact.error()) && !options.keep_artifacts);
 }
@@ -257,7 +256,7 @@ std::vector<VerdictRow> qualify_jobs(const std::vector<Job>& jobs, const Qualify
   std::vector<size_t> oracle_step(jobs.size(), 0);
   size_t oracle_steps = 0;
   for (size_t i = 0; i < jobs.size() && (options.run_oracle || options.archive); ++i) {
-    const Target* target = jobs[i].unsupported.empty() ? find_target(jobs[i].target.kind) : nullptr;
+    const Target* target = jobs[i].unsupported.empty() ? jobs[i].impl : nullptr;
     if (target && (target->device(jobs[i].target.arch).present || runs_emulated(jobs[i], *target, options)))
       oracle_step[i] = ++oracle_steps;
   }
@@ -271,7 +270,7 @@ std::vector<VerdictRow> qualify_jobs(const std::vector<Job>& jobs, const Qualify
     emulated.add(i, rows[i].identity,
                  compiled && !steps[i]->source.empty()
                      ? Expected<std::string>(steps[i]->source)
-                     : find_target(jobs[i].target.kind)->emit(*jobs[i].spec, jobs[i].target.arch),
+                     : jobs[i].impl->emit(*jobs[i].spec, jobs[i].target.arch),
                  compiled);
   }
   for (size_t i = 0; i < jobs.size(); ++i) {
@@ -282,7 +281,7 @@ std::vector<VerdictRow> qualify_jobs(const std::vector<Job>& jobs, const Qualify
       row.report = not_run("target does not support this kernel: " + job.unsupported, *job.spec, options.seed);
       continue;
     }
-    const Target* target = find_target(job.target.kind);
+    const Target* target = job.impl;
     if (options.progress && oracle_step[i])
       options.progress->step(oracle_step[i], oracle_steps, "oracle", job.target.str(), job.spec->name);
     const Clock::time_point start = Clock::now();

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "archive/archive_writer.h"
+#include "archive/wire_codes.h"
 #include "driver/assemble_archive.h"
 #include "spec/abi.h"
 #include "target/target.h"
@@ -120,10 +121,6 @@ inline KernelSpec bf16_gemm_spec(const std::string& name, int64_t size) {
   m.b = Layout::col;
   s.body = m;
   return s;
-}
-
-inline tsr_dtype stub_dtype(DType t) {
-  return t == DType::f16 ? TSR_DTYPE_F16 : t == DType::bf16 ? TSR_DTYPE_BF16 : TSR_DTYPE_F32;
 }
 
 // Device buffers for one launch, in ABI order, freed on destruction.

@@ -12,7 +12,7 @@ LIBDIR=/usr/lib/x86_64-linux-gnu
 
 cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release \
   -DTESSERAC_BUILD_TESTS=OFF -DTESSERAC_BUILD_BENCH=OFF >/dev/null
-ninja -C "$BUILD" -j2 tesserac tesserac_core tesserart tesserart_static
+ninja -C "$BUILD" -j2 tesserac tesserac_cli tesserac_pipeline tesserac_backends tesserac_core tesserart tesserart_static
 
 rm -rf "$CARRY"
 mkdir -p "$CARRY/bin" "$CARRY/lib"
@@ -23,11 +23,13 @@ link=$(echo "$link" | sed -E "s#$LIBDIR/libyaml-cpp\.so[.0-9]*#$LIBDIR/libyaml-c
 (cd "$BUILD" && eval "$link -lpthread -Wl,-rpath,'\$ORIGIN/../lib'")
 
 TOML=$(pkg-config --libs tomlplusplus 2>/dev/null || true)
-c++ -std=c++20 -O2 -I"$ROOT/src" -I"$ROOT" -I"$ROOT/runtime-stub/include" -I"$BUILD/generated" \
+# The four layers' include roots (docs/architecture.md) and their archives, highest first.
+c++ -std=c++20 -O2 -I"$ROOT/src/pipeline" -I"$ROOT/src/backends" -I"$ROOT/src/core" -I"$ROOT/src" -I"$ROOT" \
+  -I"$ROOT/runtime-stub/include" -I"$BUILD/generated" \
   -DTESSERAC_CUDA_ROOT='"/usr/local/cuda"' -DTESSERAC_VERSION='"device-check"' \
   "$ROOT/tests/device/cuda_device_check.cc" "$ROOT/tests/device/cuda_device_bench.cc" \
   "$ROOT/tests/device/cuda_primitive_conformance.cc" -o "$CARRY/bin/cuda_device_check" \
-  "$BUILD/libtesserac_core.a" "$BUILD/libtesserart.a" "$LIBDIR/libyaml-cpp.a" "$LIBDIR/libcrypto.a" \
+  "$BUILD/libtesserac_pipeline.a" "$BUILD/libtesserac_backends.a" "$BUILD/libtesserac_core.a" "$BUILD/libtesserart.a" "$LIBDIR/libyaml-cpp.a" "$LIBDIR/libcrypto.a" \
   $TOML -ldl -lpthread -Wl,-rpath,'$ORIGIN/../lib'
 
 # libtesserart.so.0.1.0 with its soname link and the link-time name.

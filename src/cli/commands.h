@@ -11,11 +11,13 @@
 
 namespace tsr::cli {
 
-// Exit codes (docs/cli.md): never renumber.
+// Exit codes (docs/cli.md): never renumber. The error kinds' codes are
+// exit_code's (support/error.h), named here for the commands' own checks.
 inline constexpr int kExitOk = 0;
-inline constexpr int kExitInvalid = 1;
-inline constexpr int kExitUsage = 2;
-inline constexpr int kExitToolchain = 3;
+inline constexpr int kExitInvalid = exit_code(ErrorKind::invalid_input);
+inline constexpr int kExitUsage = exit_code(ErrorKind::usage);
+inline constexpr int kExitToolchain = exit_code(ErrorKind::toolchain);
+static_assert(kExitInvalid == 1 && kExitUsage == 2 && kExitToolchain == 3, "docs/cli.md's exit codes");
 
 using RunFn = std::function<int()>;
 

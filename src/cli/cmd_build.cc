@@ -22,7 +22,8 @@
 #include "driver/build_report.h"
 #include "driver/depfile.h"
 #include "driver/plan.h"
-#include "driver/qualify.h"
+#include "driver/passes.h"
+#include "driver/verdict_table.h"
 #include "loader/spec_loader.h"
 #include "support/file_io.h"
 #include "support/sha256.h"
@@ -122,69 +123,63 @@ int write_out_dir(const std::string& dir, const std::vector<VerdictRow>& rows) {
   Status written = write_file_atomic(dir + "/manifest.json", manifest.dump(2) + "\n");
   return written.ok() ? kExitOk : report(written.error());
 }
-}  // namespace
 
-int run_build(const BuildOptions& options) {
-  const BuildOptions* opts = &options;
-  const auto started = std::chrono::steady_clock::now();
-  if (opts->output.empty() && (!opts->receipts.paths.empty() || !opts->receipts.require.empty()))
+// Refuses before any work: options that contradict, an output that would
+// overwrite an input or another output, a depfile that cannot name its
+// paths. Sets `depfile_text` when --depfile is given.
+int check_build_request(const BuildOptions& opts, const std::vector<CommandPath>& inputs,
+                        std::optional<std::string>& depfile_text) {
+  if (opts.output.empty() && (!opts.receipts.paths.empty() || !opts.receipts.require.empty()))
     return report_error("--receipts and --require-receipts need -o FILE.tfat", kExitUsage);
-  if (int rc = check_receipt_options(opts->receipts); rc != kExitOk) return rc;
-  if (opts->no_oracle && opts->pipeline.require_verdict != RequiredVerdict::any)
+  if (int rc = check_receipt_options(opts.receipts); rc != kExitOk) return rc;
+  if (opts.no_oracle && opts.pipeline.require_verdict != RequiredVerdict::any)
     return report_error("--require-verdict needs the oracle; drop --no-oracle", kExitUsage);
-  // Refuse before any work: an output that would overwrite an input or
-  // another output, a depfile that cannot name its paths.
-  const std::vector<CommandPath> inputs = spec_input_paths(opts->selection.specs);
-  if (int rc = check_outputs(inputs, build_outputs(*opts, {})); rc != kExitOk) return rc;
-  std::optional<std::string> depfile_text;
-  if (!opts->depfile.empty()) {
-    if (opts->output.empty()) return report_error("--depfile needs -o FILE.tfat", kExitUsage);
-    std::vector<std::string> depends_on;
-    for (const CommandPath& in : inputs) depends_on.push_back(in.path);
-    Expected<std::string> text = render_depfile(opts->output, depends_on);
-    if (!text) return report(text.error());
-    depfile_text = std::move(*text);
-  }
-  int exit_code = kExitOk;
-  std::optional<LoadedSelection> loaded = load_selection(opts->selection, exit_code);
-  if (!loaded) return exit_code;
-  const std::vector<KernelSpec>& specs = loaded->specs;
-  std::vector<Job> jobs = plan_jobs(specs, loaded->targets);
-  // Every kernel the build reads must be built for some target: one whose
-  // `targets:` shares none with -t would go into the archive without a variant.
-  if (const std::vector<std::string> untargeted = kernels_without_targets(specs, jobs, loaded->targets);
+  if (int rc = check_outputs(inputs, build_outputs(opts, {})); rc != kExitOk) return rc;
+  if (opts.depfile.empty()) return kExitOk;
+  if (opts.output.empty()) return report_error("--depfile needs -o FILE.tfat", kExitUsage);
+  std::vector<std::string> depends_on;
+  for (const CommandPath& in : inputs) depends_on.push_back(in.path);
+  Expected<std::string> text = render_depfile(opts.output, depends_on);
+  if (!text) return report(text.error());
+  depfile_text = std::move(*text);
+  return kExitOk;
+}
+
+// The plan a build accepts: every kernel it reads is built for some target
+// (one whose `targets:` shares none with -t would go into the archive
+// without a variant), and a target the build names (-t, or the spec's
+// `targets:`) builds the kernel; the default "every target" plan records
+// NOT_RUN and goes on.
+int check_build_plan(const LoadedSelection& loaded, const std::vector<Job>& jobs) {
+  if (const std::vector<std::string> untargeted = kernels_without_targets(loaded.specs, jobs, loaded.targets);
       !untargeted.empty()) {
     for (const std::string& line : untargeted) report_error(line, kExitInvalid);
     return kExitInvalid;
   }
-  // A target the build names (-t, or the spec's `targets:`) must build the
-  // kernel; the default "every target" plan records NOT_RUN and goes on.
   for (const Job& job : jobs)
-    if (!job.unsupported.empty() && (!loaded->targets.empty() || !job.spec->targets.empty()))
+    if (!job.unsupported.empty() && (!loaded.targets.empty() || !job.spec->targets.empty()))
       return report_error("kernel '" + job.spec->name + "' cannot be built for " + job.target.str() + ": " +
                               job.unsupported,
                           kExitInvalid);
-  QualifyOptions q;
-  q.seed = opts->selection.seed;
-  q.run_oracle = !opts->no_oracle;
-  q.emulate = opts->selection.emulate;
-  q.keep_artifacts = true;
-  q.tune = opts->tune ? &opts->tune_options : nullptr;
-  Pipeline pipeline = start_pipeline(opts->pipeline);
-  pipeline.configure(q);
-  std::vector<VerdictRow> rows = qualify_jobs(jobs, q);
-  finish_pipeline(opts->pipeline, pipeline);
-  if (opts->tune && !opts->pipeline.quiet)
+  return kExitOk;
+}
+
+// The verdict table (and --tune's tables): printed whatever the gate says.
+void print_build_tables(const BuildOptions& opts, const std::vector<VerdictRow>& rows) {
+  if (opts.pipeline.quiet) return;
+  if (opts.tune)
     for (const VerdictRow& r : rows)
       if (r.tuning) std::cout << render_tuning_table(r.kernel, r.target, *r.tuning) << "\n";
-  if (!opts->pipeline.quiet) std::cout << render_verdict_table(rows);
-  if (int rc = check_outputs(inputs, build_outputs(*opts, rows)); rc != kExitOk) return rc;
-  if (int rc = write_verdict_json(opts->selection, render_verdict_json(rows)); rc != kExitOk) return rc;
-  if (int rc = write_pipeline_outputs(opts->pipeline, pipeline, "build", rows, started); rc != kExitOk) return rc;
+  std::cout << render_verdict_table(rows);
+}
+
+// Whether the rows may ship: any FAIL, failed compile, missing named
+// toolchain, kernel without a variant or unmet --require-verdict writes nothing.
+int gate_build(const BuildOptions& opts, const LoadedSelection& loaded, const std::vector<VerdictRow>& rows) {
   for (const VerdictRow& r : rows) {
     // A target named with -t must build; the default "every target" plan
     // records an unavailable toolchain as NOT_RUN and goes on.
-    if (r.unavailable && !loaded->targets.empty())
+    if (r.unavailable && !loaded.targets.empty())
       return report_error(r.report.reason + "; nothing written", kExitToolchain);
     if (r.compile_failed)
       return report_error("build failed; nothing written", r.input_error ? kExitInvalid : kExitToolchain);
@@ -192,27 +187,71 @@ int run_build(const BuildOptions& options) {
       return report_error("oracle FAIL for " + r.kernel + " on " + r.target.str() + "; nothing written",
                           kExitInvalid);
   }
-  const bool writes = !opts->output.empty() || !opts->out_dir.empty();
-  if (const std::vector<std::string> empty = kernels_without_variants(specs, rows); writes && !empty.empty()) {
+  const bool writes = !opts.output.empty() || !opts.out_dir.empty();
+  if (const std::vector<std::string> empty = kernels_without_variants(loaded.specs, rows); writes && !empty.empty()) {
     for (const std::string& line : empty) report_error(line, kExitInvalid);
     return report_error(std::to_string(empty.size()) + " kernel(s) without a variant; nothing written", kExitInvalid);
   }
-  if (int rc = check_required_verdict(opts->pipeline.require_verdict, rows, {}, "; nothing written"); rc != kExitOk)
-    return rc;
-  if (!opts->output.empty()) {
-    ArchiveContents contents = assemble_archive(specs, rows);
+  return check_required_verdict(opts.pipeline.require_verdict, rows, {}, "; nothing written");
+}
+
+// The archive (with the receipts admitted), the depfile, --out-dir: each
+// written atomically, after the gate.
+int write_build(const BuildOptions& opts, const LoadedSelection& loaded, const std::vector<VerdictRow>& rows,
+                const std::optional<std::string>& depfile_text) {
+  if (!opts.output.empty()) {
+    ArchiveContents contents = assemble_archive(loaded.specs, rows);
     AdmissionTotals totals;
-    if (int rc = apply_receipts(opts->receipts, contents, totals); rc != kExitOk) return rc;
-    Status written = write_archive(contents, opts->output);
+    if (int rc = apply_receipts(opts.receipts, contents, totals); rc != kExitOk) return rc;
+    Status written = write_archive(contents, opts.output);
     if (!written.ok()) return report(written.error());
-    print_admission_totals(totals, opts->output);
+    print_admission_totals(totals, opts.output);
   }
   if (depfile_text) {
-    Status written = write_file_atomic(opts->depfile, *depfile_text);
+    Status written = write_file_atomic(opts.depfile, *depfile_text);
     if (!written.ok()) return report(written.error());
   }
-  if (!opts->out_dir.empty()) return write_out_dir(opts->out_dir, rows);
+  if (!opts.out_dir.empty()) return write_out_dir(opts.out_dir, rows);
   return kExitOk;
+}
+
+PassOptions pass_options(const BuildOptions& opts) {
+  PassOptions q;
+  q.seed = opts.selection.seed;
+  q.run_oracle = !opts.no_oracle;
+  q.emulate = opts.selection.emulate;
+  q.keep_artifacts = true;
+  q.tune = opts.tune ? &opts.tune_options : nullptr;
+  return q;
+}
+}  // namespace
+
+// build (and tune): refuse → load → plan → the passes (driver/passes.h) →
+// tables and reports → gate → write. Each step returns its exit code; the first that is
+// not kExitOk ends the build with nothing written.
+int run_build(const BuildOptions& opts) {
+  const auto started = std::chrono::steady_clock::now();
+  const std::vector<CommandPath> inputs = spec_input_paths(opts.selection.specs);
+  std::optional<std::string> depfile_text;
+  if (int rc = check_build_request(opts, inputs, depfile_text); rc != kExitOk) return rc;
+  int exit_code = kExitOk;
+  const std::optional<LoadedSelection> loaded = load_selection(opts.selection, exit_code);
+  if (!loaded) return exit_code;
+  const std::vector<Job> jobs = plan_jobs(loaded->specs, loaded->targets);
+  if (int rc = check_build_plan(*loaded, jobs); rc != kExitOk) return rc;
+  PassOptions passes = pass_options(opts);
+  Pipeline pipeline = start_pipeline(opts.pipeline);
+  pipeline.configure(passes);
+  const std::vector<VerdictRow> rows = run_passes(jobs, passes);
+  finish_pipeline(opts.pipeline, pipeline);
+  print_build_tables(opts, rows);
+  // --out-dir's artifact names are known now: refuse one that is an input.
+  if (int rc = check_outputs(inputs, build_outputs(opts, rows)); rc != kExitOk) return rc;
+  // --json and the pipeline's reports: written whatever the gate says.
+  if (int rc = write_verdict_json(opts.selection, render_verdict_json(rows)); rc != kExitOk) return rc;
+  if (int rc = write_pipeline_outputs(opts.pipeline, pipeline, "build", rows, started); rc != kExitOk) return rc;
+  if (int rc = gate_build(opts, *loaded, rows); rc != kExitOk) return rc;
+  return write_build(opts, *loaded, rows, depfile_text);
 }
 
 RunFn register_build(CLI::App& app) {

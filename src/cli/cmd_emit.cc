@@ -7,6 +7,7 @@
 #include "compile/compile.h"
 #include "driver/plan.h"
 #include "driver/spec_loading.h"
+#include "registry/registry.h"
 #include "support/file_io.h"
 
 namespace tsr::cli {
@@ -36,7 +37,8 @@ RunFn register_emit(CLI::App& app) {
     DiagnosticEngine diag(&std::cerr, opts->error_limit);
     std::vector<KernelSpec> specs = load_specs({opts->spec}, diag);
     if (diag.has_errors()) return kExitInvalid;
-    Expected<std::string> source = emit_for_target(specs.front(), targets->front());
+    // parse_target_list accepted the kind: the registry has it.
+    Expected<std::string> source = emit_for_target(*find_target(targets->front().kind), specs.front(), targets->front());
     if (!source) return report(source.error());
     if (opts->output.empty()) {
       std::cout << *source;

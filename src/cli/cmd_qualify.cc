@@ -12,10 +12,9 @@
 #include "cli/command_files.h"
 #include "cli/commands.h"
 #include "driver/embedded_specs.h"
-#include "identity/identity.h"
 #include "driver/plan.h"
-#include "driver/qualify.h"
-#include "launch/stub_routed_target.h"
+#include "driver/passes.h"
+#include "driver/verdict_table.h"
 #include "receipts/receipt.h"
 #include "receipts/receipt_from_run.h"
 #include "receipts/receipt_signature.h"
@@ -44,27 +43,34 @@ bool selected(const TargetName& t, const std::vector<TargetName>& only) {
   return only.empty() || std::find(only.begin(), only.end(), t) != only.end();
 }
 
-// The oracle on one stored variant, through the stub, and its receipt if it
-// is a hardware PASS.
-VerdictRow qualify_variant(const KernelSpec& spec, const Artifact& variant, tsr_archive* archive, uint64_t seed,
-                           const std::string& qualified_at, std::optional<Receipt>& receipt) {
-  VerdictRow row;
-  row.kernel = spec.name;
-  row.identity = kernel_identity(spec);
-  row.target = variant.target;
-  const Target* target = find_target(variant.target.kind);
-  if (!target) {
-    row.report = not_run("no target kind '" + variant.target.kind + "' in this tesserac", spec, seed);
-    return row;
+// The archive's variants as Jobs over its embedded specs (`specs` holds
+// them, one per kernel, and must outlive the jobs), in archive order;
+// `variants[i]` is job i's stored artifact. A kind this tesserac does not
+// know is a job it cannot run: NOT_RUN, no receipt.
+struct ArchiveJobs {
+  std::vector<KernelSpec> specs;
+  std::vector<Job> jobs;
+  std::vector<const Artifact*> variants;
+};
+
+Expected<ArchiveJobs> plan_archive_jobs(const ArchiveContents& contents, const std::vector<TargetName>& only,
+                                        const std::string& archive_path) {
+  ArchiveJobs out;
+  out.specs.reserve(contents.kernels.size());   // no reallocation: jobs point into it
+  for (const ArchiveKernel& kernel : contents.kernels) {
+    Expected<KernelSpec> spec = embedded_spec(contents.metadata, kernel.name, kernel.identity, archive_path);
+    if (!spec) return spec.take_error();
+    out.specs.push_back(std::move(*spec));
+    for (const Artifact& variant : kernel.variants) {
+      if (!selected(variant.target, only)) continue;
+      const Target* target = find_target(variant.target.kind);
+      out.jobs.push_back(
+          Job{&out.specs.back(), variant.target,
+              target ? "" : "no target kind '" + variant.target.kind + "' in this tesserac", target});
+      out.variants.push_back(&variant);
+    }
   }
-  std::unique_ptr<StubRoutedTarget> routed = make_stub_routed_target(*target, archive, variant.target);
-  OracleOptions options;
-  options.seed = seed;
-  options.timed_launches = kTimedLaunches;
-  row.report = run_oracle(spec, *routed, variant, options);
-  row.route = routed->route();
-  receipt = receipt_from_run(spec, variant, row.report, routed->device(variant.target.arch), row.route, qualified_at);
-  return row;
+  return out;
 }
 
 }  // namespace
@@ -108,40 +114,45 @@ RunFn register_qualify(CLI::App& app) {
                               (ec ? ": " + ec.message() : std::string(" (not a directory)")),
                           kExitInvalid);
 
-    std::vector<VerdictRow> rows;
+    // The pass list with the artifacts taken from the archive: only qualify
+    // has work, launching each variant through the stub, timed for the receipt.
+    Expected<ArchiveJobs> planned = plan_archive_jobs(*contents, *only, opts->archive);
+    if (!planned) return report(planned.error());
+    PassOptions passes;
+    passes.archive = archive->handle.get();
+    passes.seed = opts->seed;
+    passes.timed_launches = kTimedLaunches;
+    const std::vector<VerdictRow> rows = run_passes(planned->jobs, passes);
+
     std::vector<std::string> lines;
     size_t not_run = 0;   // variants the oracle could not run here: grouped in the table, counted once
     bool failed = false;
-    for (const ArchiveKernel& kernel : contents->kernels) {
-      Expected<KernelSpec> spec = embedded_spec(contents->metadata, kernel.name, kernel.identity, opts->archive);
-      if (!spec) return report(spec.error());
-      for (const Artifact& variant : kernel.variants) {
-        if (!selected(variant.target, *only)) continue;
-        std::optional<Receipt> receipt;
-        rows.push_back(qualify_variant(*spec, variant, archive->handle.get(), opts->seed, qualified_at, receipt));
-        const VerdictRow& row = rows.back();
-        failed = failed || row.report.verdict == Verdict::fail;
-        const std::string what = kernel.name + " on " + variant.target.str();
-        if (!receipt) {
-          if (row.report.verdict == Verdict::not_run) {
-            ++not_run;
-            continue;
-          }
-          lines.push_back("no receipt for " + what + ": " + verdict_name(row.report.verdict) +
-                          (row.report.verdict == Verdict::fail ? " (see the table)"
-                                                               : " (" + row.report.reason + ")"));
+    for (size_t i = 0; i < rows.size(); ++i) {
+      const VerdictRow& row = rows[i];
+      const Job& job = planned->jobs[i];
+      failed = failed || row.report.verdict == Verdict::fail;
+      const std::string what = row.kernel + " on " + row.target.str();
+      const std::optional<Receipt> receipt =
+          job.impl ? receipt_from_run(*job.spec, *planned->variants[i], row.report, row.device, row.route, qualified_at)
+                   : std::nullopt;
+      if (!receipt) {
+        if (row.report.verdict == Verdict::not_run) {
+          ++not_run;
           continue;
         }
-        std::string bytes = write_receipt(*receipt);
-        if (key) {
-          Expected<std::string> signed_bytes = sign_receipt_bytes(bytes, *key);
-          if (!signed_bytes) return report(signed_bytes.error());
-          bytes = std::move(*signed_bytes);
-        }
-        const std::string path = (std::filesystem::path(opts->receipts_out) / receipt_file_name(*receipt)).string();
-        if (Status written = write_file_atomic(path, bytes); !written.ok()) return report(written.error());
-        lines.push_back("receipt for " + what + ": " + path + (key ? " (signed, key " + signing_key_id(*key) + ")" : ""));
+        lines.push_back("no receipt for " + what + ": " + verdict_name(row.report.verdict) +
+                        (row.report.verdict == Verdict::fail ? " (see the table)" : " (" + row.report.reason + ")"));
+        continue;
       }
+      std::string bytes = write_receipt(*receipt);
+      if (key) {
+        Expected<std::string> signed_bytes = sign_receipt_bytes(bytes, *key);
+        if (!signed_bytes) return report(signed_bytes.error());
+        bytes = std::move(*signed_bytes);
+      }
+      const std::string path = (std::filesystem::path(opts->receipts_out) / receipt_file_name(*receipt)).string();
+      if (Status written = write_file_atomic(path, bytes); !written.ok()) return report(written.error());
+      lines.push_back("receipt for " + what + ": " + path + (key ? " (signed, key " + signing_key_id(*key) + ")" : ""));
     }
     // Variants without a device here are grouped by reason: on a build host
     // that is nearly every GPU variant, and the table stays about what ran.

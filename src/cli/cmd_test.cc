@@ -12,7 +12,8 @@
 #include "cli/spec_selection.h"
 #include "cli/verdict_gate.h"
 #include "driver/plan.h"
-#include "driver/qualify.h"
+#include "driver/passes.h"
+#include "driver/verdict_table.h"
 #include "support/file_io.h"
 #include "tesserart.h"
 
@@ -81,7 +82,7 @@ RunFn register_test(CLI::App& app) {
     int exit_code = kExitOk;
     std::optional<LoadedSelection> loaded = load_selection(opts->selection, exit_code);
     if (!loaded) return exit_code;
-    QualifyOptions q;
+    PassOptions q;
     q.seed = opts->selection.seed;
     q.emulate = opts->selection.emulate;
     std::unique_ptr<tsr_archive, void (*)(tsr_archive*)> archive(nullptr, tsr_archive_close);
@@ -100,7 +101,7 @@ RunFn register_test(CLI::App& app) {
     const std::vector<std::string> untargeted = kernels_without_targets(loaded->specs, jobs, loaded->targets);
     if (opts->pipeline.require_verdict == RequiredVerdict::any)
       for (const std::string& line : untargeted) std::cerr << "tesserac: warning: " << line << "; not tested\n";
-    std::vector<VerdictRow> rows = qualify_jobs(jobs, q);
+    std::vector<VerdictRow> rows = run_passes(jobs, q);
     finish_pipeline(opts->pipeline, pipeline);
     if (!opts->pipeline.quiet) std::cout << render_verdict_table(rows);
     if (int rc = write_verdict_json(opts->selection, render_verdict_json(rows)); rc != kExitOk) return rc;

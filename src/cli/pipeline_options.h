@@ -12,7 +12,7 @@
 #include "cache/compile_cache.h"
 #include "cli/verdict_gate.h"
 #include "progress/build_progress.h"
-#include "driver/qualify.h"
+#include "driver/pass_options.h"
 #include "support/output_paths.h"
 
 namespace tsr::cli {
@@ -38,7 +38,7 @@ struct Pipeline {
   std::unique_ptr<BuildProgress> progress;
   unsigned jobs = 1;
   // Points the qualify options at this pipeline's cache, jobs and progress.
-  void configure(QualifyOptions& q) {
+  void configure(PassOptions& q) {
     q.cache = cache ? &*cache : nullptr;
     q.jobs = jobs;
     q.progress = progress.get();

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "cli/pipeline_options.h"
-#include "driver/qualify.h"
+#include "driver/verdict_row.h"
 
 namespace tsr::cli {
 

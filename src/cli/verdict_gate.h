@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "driver/qualify.h"
+#include "driver/verdict_row.h"
 
 namespace tsr::cli {
 

@@ -36,6 +36,8 @@ void compile_everywhere(const Target& target, const KernelSpec& spec, const std:
     SCOPED_TRACE(arch);
     Expected<Artifact> art = target.compile(spec, arch, *source);
     ASSERT_TRUE(art.ok()) << art.error().message();
+    const Status abi_checked = target.check_abi(spec, *art);
+    EXPECT_TRUE(abi_checked.ok()) << abi_checked.error().message();
     EXPECT_EQ(art->entry, spec.name);
     EXPECT_EQ(art->target.str(), "cuda:" + arch);
     EXPECT_FALSE(art->bytes.empty());
@@ -119,9 +121,17 @@ TEST_F(CudaCompile, BrokenSourceSurfacesNvrtcLogAndSpec) {
 }
 
 TEST_F(CudaCompile, SourceThatBreaksTheAbiIsAnInternalError) {
-  // Source emitted for a two-input kernel, compiled under a one-input spec of the same name.
+  // Source emitted for a two-input kernel, compiled under a one-input spec of
+  // the same name. A cubin build checks the PTX it assembles (compile); the
+  // bytes that ship are checked by check_abi, the pass after compile.
   const KernelSpec two = elementwise("abi_kernel", DType::f32, {Op::add}, rt("n"));
   const KernelSpec one = elementwise("abi_kernel", DType::f32, {Op::relu}, rt("n"));
+  auto compile_and_check = [&](const KernelSpec& spec, const std::string& arch, const std::string& source) {
+    Expected<Artifact> a = target->compile(spec, arch, source);
+    if (!a) return a;
+    if (Status s = target->check_abi(spec, *a); !s) return Expected<Artifact>(s.take_error());
+    return a;
+  };
   Expected<Artifact> art = target->compile(one, "sm_90", *target->emit(two, "sm_90"));
   ASSERT_FALSE(art.ok());
   EXPECT_EQ(art.error().kind(), ErrorKind::internal);
@@ -130,7 +140,9 @@ TEST_F(CudaCompile, SourceThatBreaksTheAbiIsAnInternalError) {
             "has 4 parameters, the kernel ABI has 3 (in0, out, n)");
   // A renamed entry is caught as well.
   const KernelSpec other = elementwise("other_name", DType::f32, {Op::add}, rt("n"));
-  art = target->compile(other, "ptx", *target->emit(two, "ptx"));
+  Expected<Artifact> ptx = target->compile(other, "ptx", *target->emit(two, "ptx"));
+  ASSERT_TRUE(ptx.ok()) << "a PTX artifact's ABI is check_abi's: " << ptx.error().message();
+  art = compile_and_check(other, "ptx", *target->emit(two, "ptx"));
   ASSERT_FALSE(art.ok());
   EXPECT_NE(art.error().message().find("internal error: PTX has no .entry 'other_name' (entries: abi_kernel)"),
             std::string::npos)

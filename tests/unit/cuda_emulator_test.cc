@@ -10,6 +10,7 @@
 #include "support/diagnostics.h"
 #include "cuda/cuda_emit_kernels.h"
 #include "cuda/cuda_target.h"
+#include "registry/registry.h"
 #include "tests/unit/emulator_test_support.h"
 #include "tests/unit/spec_builders.h"
 
@@ -30,6 +31,25 @@ KernelSpec small_mma(DType dtype, Layout a, Layout b, bool odd = false) {
 
 // Every operand layout of the tensor-core path, both 16-bit types, vector and
 // scalar loads: fragment-exact mma/ldmatrix or these would not pass.
+// The emulated module's ABI check: what LoadedModule resolves before a launch.
+TEST_F(CudaEmulator, TheAbiCheckWantsAnEmulatedModule) {
+  const std::unique_ptr<Target> emulated = cuda::emu::make_emulated_cuda_target();
+  const KernelSpec spec = relu_1000();
+  Expected<Artifact> module = emulated->compile(spec, "sm_80", *emulated->emit(spec, "sm_80"));
+  ASSERT_TRUE(module.ok()) << module.error().message();
+  const Status checked = emulated->check_abi(spec, *module);
+  EXPECT_TRUE(checked.ok()) << checked.error().message();
+  // An x86 kernel's shared object is an ELF .so, but not an emulated module.
+  Expected<Artifact> x86 = find_target("x86")->compile(spec, "v2", *find_target("x86")->emit(spec, "v2"));
+  ASSERT_TRUE(x86.ok()) << x86.error().message();
+  Artifact foreign = *module;
+  foreign.bytes = x86->bytes;
+  const Status refused = emulated->check_abi(spec, foreign);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.error().message().find("does not export function 'tsr_emu_entry'"), std::string::npos)
+      << refused.error().message();
+}
+
 TEST_F(CudaEmulator, TensorCoreMatmulAllLayoutsPass) {
   std::vector<EmulationJob> jobs;
   for (DType dtype : {DType::bf16, DType::f16})

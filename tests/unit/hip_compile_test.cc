@@ -92,6 +92,8 @@ TEST_F(HipCompile, ShippedSpecsBuildForEveryArchWithGoldenMetadata) {
       SCOPED_TRACE(arch);
       Expected<Artifact> art = built[i].get();
       ASSERT_TRUE(art.ok()) << art.error().message();
+      const Status abi_checked = target->check_abi(spec, *art);
+      EXPECT_TRUE(abi_checked.ok()) << abi_checked.error().message();
       EXPECT_EQ(art->target.str(), "hip:" + arch);
       EXPECT_EQ(art->kind, "code_object");
       EXPECT_EQ(art->entry, spec.name);
@@ -137,14 +139,21 @@ TEST_F(HipCompile, SourceThatBreaksTheAbiIsAnInternalError) {
   // Source emitted for a two-input kernel, compiled under a one-input spec of the same name.
   const KernelSpec two = elementwise("abi_kernel", DType::f32, {Op::add}, rt("n"));
   const KernelSpec one = elementwise("abi_kernel", DType::f32, {Op::relu}, rt("n"));
-  Expected<Artifact> art = target->compile(one, "gfx1100", *target->emit(two, "gfx1100"));
+  // compile makes the code object; check_abi, the pass after it, refuses it.
+  auto compile_and_check = [&](const KernelSpec& spec, const std::string& arch, const std::string& source) {
+    Expected<Artifact> a = target->compile(spec, arch, source);
+    if (!a) return a;
+    if (Status s = target->check_abi(spec, *a); !s) return Expected<Artifact>(s.take_error());
+    return a;
+  };
+  Expected<Artifact> art = compile_and_check(one, "gfx1100", *target->emit(two, "gfx1100"));
   ASSERT_FALSE(art.ok());
   EXPECT_EQ(art.error().kind(), ErrorKind::internal);
   EXPECT_EQ(art.error().message(),
             "error: ABI check failed for kernel 'abi_kernel' (hip:gfx1100): internal error: code object kernel "
             "'abi_kernel' has 4 explicit arguments, the kernel ABI has 3 (in0, out, n)");
   const KernelSpec other = elementwise("other_name", DType::f32, {Op::add}, rt("n"));
-  art = target->compile(other, "gfx90a", *target->emit(two, "gfx90a"));
+  art = compile_and_check(other, "gfx90a", *target->emit(two, "gfx90a"));
   ASSERT_FALSE(art.ok());
   EXPECT_EQ(art.error().message(),
             "error: ABI check failed for kernel 'other_name' (hip:gfx90a): internal error: code object has no "

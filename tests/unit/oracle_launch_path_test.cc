@@ -7,7 +7,8 @@
 #include "archive/archive_writer.h"
 #include "driver/assemble_archive.h"
 #include "compile/compile.h"
-#include "driver/qualify.h"
+#include "driver/passes.h"
+#include "driver/verdict_table.h"
 #include "launch/stub_routed_target.h"
 #include "spec_test_util.h"
 #include "registry/registry.h"
@@ -35,7 +36,7 @@ class OracleLaunchPath : public testing::X86Fixture {
 };
 
 TEST_F(OracleLaunchPath, TestQualifiesX86ThroughLibtesserart) {
-  const std::vector<VerdictRow> rows = qualify_jobs({Job{&spec_, {"x86", "v2"}, "", find_target("x86")}}, QualifyOptions{});
+  const std::vector<VerdictRow> rows = run_passes({Job{&spec_, {"x86", "v2"}, "", find_target("x86")}}, PassOptions{});
   ASSERT_EQ(rows.size(), 1u);
   EXPECT_EQ(rows[0].report.verdict, Verdict::pass) << rows[0].report.reason;
   EXPECT_EQ(rows[0].route, "libtesserart memfd+dlopen");
@@ -92,9 +93,9 @@ TEST_F(OracleLaunchPath, ArchiveRowsRunExactlyTheirTier) {
   std::vector<Job> jobs;
   for (int level = 2; level <= std::min(tsr_x86_level(), 4); ++level)
     jobs.push_back(Job{&spec_, {"x86", "v" + std::to_string(level)}, "", find_target("x86")});
-  QualifyOptions options;
+  PassOptions options;
   options.archive = archive;
-  const std::vector<VerdictRow> rows = qualify_jobs(jobs, options);
+  const std::vector<VerdictRow> rows = run_passes(jobs, options);
   ASSERT_EQ(rows.size(), jobs.size());
   for (const VerdictRow& row : rows) {
     EXPECT_EQ(row.report.verdict, Verdict::pass) << row.target.str() << ": " << row.report.reason;

@@ -66,6 +66,7 @@ class FakeTarget final : public Target {
   Expected<Artifact> compile(const KernelSpec&, const std::string&, const std::string&) const override {
     return Artifact{};
   }
+  Status check_abi(const KernelSpec&, const Artifact&) const override { return ok(); }
   std::string artifact_file_extension(const Artifact&) const override { return ".fake"; }
   DeviceInfo device(const std::string&) const override {
     DeviceInfo info = absent_device(present ? "fake device" : "no fake device attached");
@@ -359,6 +360,7 @@ TEST(Oracle, UnwrittenOutputFails) {
     Expected<Artifact> compile(const KernelSpec&, const std::string&, const std::string&) const override {
       return Artifact{};
     }
+    Status check_abi(const KernelSpec&, const Artifact&) const override { return ok(); }
     std::string artifact_file_extension(const Artifact&) const override { return ".lazy"; }
     DeviceInfo device(const std::string&) const override { return {true, ""}; }
     BudgetFloor budget_floor(const KernelSpec&) const override { return {}; }

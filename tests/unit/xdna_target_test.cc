@@ -137,6 +137,29 @@ TEST_F(XdnaSidecar, CompilesToAnXclbinKeyedByTheDeviceArtifacts) {
   EXPECT_NE(b->bytes, a->bytes);
 }
 
+TEST_F(XdnaSidecar, TheAbiCheckFindsTheKernelsIpAndRefusesAnythingElse) {
+  const Target* t = find_target("xdna");
+  const KernelSpec s = spec();
+  Expected<Artifact> a = t->compile(s, "npu1", *t->emit(s, "npu1"));
+  ASSERT_TRUE(a.ok()) << a.error().message();
+  const Status checked = t->check_abi(s, *a);
+  EXPECT_TRUE(checked.ok()) << checked.error().message();
+  Artifact renamed = *a;
+  renamed.entry = "vec_add_f32";   // an IP the xclbin does not hold
+  Status bad = t->check_abi(s, renamed);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error().kind(), ErrorKind::internal);
+  EXPECT_NE(bad.error().message().find("ABI check failed for kernel 'vec_add_bf16' (xdna:npu1)"), std::string::npos)
+      << bad.error().message();
+  EXPECT_NE(bad.error().message().find("IP_LAYOUT has no kernel 'vec_add_f32'"), std::string::npos)
+      << bad.error().message();
+  Artifact cut = *a;
+  cut.bytes.resize(cut.bytes.size() / 2);
+  bad = t->check_abi(s, cut);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error().message().find("the xclbin does not parse"), std::string::npos) << bad.error().message();
+}
+
 TEST_F(XdnaSidecar, AHashMismatchIsRefusedAtTheHashWithBothHashes) {
   write("artifacts/vec_add_bf16.npu1.pdi", "tampered");
   EXPECT_EQ(compile_error(),

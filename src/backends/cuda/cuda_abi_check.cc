@@ -122,7 +122,6 @@ using elf::Section;
 using Reader = elf::Bytes;
 
 constexpr uint16_t kEmCuda = 190;
-constexpr uint8_t kSttFunc = 2;
 constexpr uint8_t kEifmtSval = 4, kEifmtHval = 3, kEifmtBval = 2, kEifmtNval = 1;
 constexpr uint8_t kEiattrKparamInfo = 0x17;
 
@@ -162,25 +161,15 @@ std::optional<std::vector<uint32_t>> kparam_sizes(const Reader& r, const Section
 
 Expected<std::vector<CubinKernel>> read_cubin_kernels(const std::vector<uint8_t>& cubin) {
   const Reader r{cubin};
-  auto bad = [](const std::string& why) { return internal_error("internal error: malformed cubin: " + why); };
   Expected<elf::Object> object = elf::read_object(cubin, kEmCuda, "EM_CUDA", "cubin");
   if (!object) return object.take_error();
   const std::vector<Section>& sections = object->sections;
-  const size_t shnum = sections.size(), shstrndx = object->shstrndx;
+  const size_t shstrndx = object->shstrndx;
+  Expected<std::vector<elf::Symbol>> symbols = elf::read_symbols(r, *object, elf::kShtSymtab, "cubin");
+  if (!symbols) return symbols.take_error();
   std::vector<CubinKernel> kernels;
-  for (const Section& symtab : sections) {
-    if (symtab.type != elf::kShtSymtab) continue;
-    if (symtab.link >= shnum || symtab.entsize < 24) return bad("symbol table without string table");
-    const Section& strtab = sections[symtab.link];
-    for (uint64_t off = 0; off + 24 <= symtab.size; off += symtab.entsize) {
-      const uint64_t at = symtab.offset + off;
-      const uint8_t info = r.data[at + 4];
-      if ((info & 0xf) != kSttFunc) continue;
-      const std::optional<std::string> name = elf::cstring_at(r, strtab, r.get<uint32_t>(at));
-      if (!name) return bad("symbol name out of range");
-      kernels.push_back({*name, std::nullopt});
-    }
-  }
+  for (const elf::Symbol& symbol : *symbols)
+    if (symbol.type == elf::kSttFunc) kernels.push_back({symbol.name, std::nullopt});
   for (CubinKernel& k : kernels) {
     for (const Section& s : sections) {
       const std::optional<std::string> name = elf::cstring_at(r, sections[shstrndx], s.name);

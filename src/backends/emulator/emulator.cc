@@ -20,6 +20,7 @@
 #include "emulator/emulator_prelude.h"
 #include "emulator/emulator_toolchain.h"
 #include "emulator/landing_schedules.h"
+#include "target/shared_object_exports.h"
 
 namespace tsr::cuda::emu {
 
@@ -100,6 +101,9 @@ class EmulatedCudaTarget final : public Target {
   Status run(const KernelSpec& spec, const Artifact& artifact, LaunchArgs& args) const override {
     return emulate_launch(spec, artifact, args, options_);
   }
+  Status check_abi(const KernelSpec& spec, const Artifact& artifact) const override {
+    return check_emulated_module_abi(spec, artifact);
+  }
   BudgetFloor budget_floor(const KernelSpec& spec) const override { return cuda_->budget_floor(spec); }
 
   explicit EmulatedCudaTarget(const EmulatorOptions& options) : options_(options) {}
@@ -110,6 +114,13 @@ class EmulatedCudaTarget final : public Target {
 };
 
 }  // namespace
+
+Status check_emulated_module_abi(const KernelSpec& spec, const Artifact& artifact) {
+  return require_exports(artifact.bytes,
+                         {{"tsr_emu_entry", true}, {"tsr_emu_shared_range", true}, {"tsr_emu_regs", false},
+                          {"tsr_emu", false}},
+                         "emulated module of kernel '" + spec.name + "'");
+}
 
 DeviceInfo emulated_device() {
   DeviceInfo info;

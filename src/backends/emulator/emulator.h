@@ -43,6 +43,11 @@ Expected<Artifact> build_emulated_module(const KernelSpec& spec, const std::stri
 Status emulate_launch(const KernelSpec& spec, const Artifact& artifact, LaunchArgs& args,
                       const EmulatorOptions& options = {});
 
+// An emulated module exports what LoadedModule resolves before a launch:
+// tsr_emu_entry and tsr_emu_shared_range (functions), tsr_emu_regs and
+// tsr_emu (the slots the emulator fills).
+Status check_emulated_module_abi(const KernelSpec& spec, const Artifact& artifact);
+
 // The device of every emulated target: present, DeviceInfo::emulated.
 DeviceInfo emulated_device();
 

@@ -42,6 +42,9 @@ class EmulatedHipTarget final : public Target {
   Status run(const KernelSpec& spec, const Artifact& artifact, LaunchArgs& args) const override {
     return cuda::emu::emulate_launch(spec, artifact, args, options_);
   }
+  Status check_abi(const KernelSpec& spec, const Artifact& artifact) const override {
+    return cuda::emu::check_emulated_module_abi(spec, artifact);
+  }
   BudgetFloor budget_floor(const KernelSpec& spec) const override {
     return real_ ? real_->budget_floor(spec) : BudgetFloor{};
   }

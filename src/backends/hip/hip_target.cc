@@ -60,8 +60,6 @@ class HipTarget final : public Target {
 
     Expected<std::vector<uint8_t>> object = hip::compile_code_object(source, arch, spec.name);
     if (!object) return with_spec(spec, arch, "clang compilation", object.error());
-    if (Status s = hip::check_code_object_abi(*object, *hip::find_hip_arch(arch), spec.name, abi); !s)
-      return with_spec(spec, arch, "ABI check", s.error());
 
     Artifact artifact;
     artifact.target = {"hip", arch};
@@ -77,6 +75,15 @@ class HipTarget final : public Target {
     // Built with xnack and sramecc "any": the stub matches the device's target ID against this.
     artifact.metadata["hip.target_id"] = arch;
     return artifact;
+  }
+
+  // The entry's kernel descriptor and argument metadata against the ABI (hip_abi_check.h).
+  Status check_abi(const KernelSpec& spec, const Artifact& artifact) const override {
+    const hip::HipArch* arch = hip::find_hip_arch(artifact.target.arch);
+    if (!arch) return internal_error("internal error: no hip arch '" + artifact.target.arch + "'");
+    if (Status s = hip::check_code_object_abi(artifact.bytes, *arch, artifact.entry, kernel_abi(spec)); !s)
+      return with_spec(spec, artifact.target.arch, "ABI check", s.error());
+    return ok();
   }
 
   // .hsaco: the suffix ROCm's tools and hipModuleLoad examples use for a bare code object.

@@ -21,6 +21,7 @@ class ForwardingTarget : public Target {
   Expected<Artifact> compile(const KernelSpec& s, const std::string& a, const std::string& src) const override {
     return inner_.compile(s, a, src);
   }
+  Status check_abi(const KernelSpec& s, const Artifact& a) const override { return inner_.check_abi(s, a); }
   std::vector<GeneratedCandidate> generated_candidates(const KernelSpec& s, const std::string& a) const override {
     return inner_.generated_candidates(s, a);
   }

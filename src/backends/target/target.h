@@ -1,5 +1,5 @@
-// The three seams every target provides (DESIGN.md §3): emitter, compile step,
-// runner. Targets are created by the factories in src/backends/registry/registry.cc only.
+// The seams every target provides (DESIGN.md §3): emitter, compile step
+// with its ABI check, device. Targets are created by the factories in src/backends/registry/registry.cc only.
 #pragma once
 
 #include <cstdint>
@@ -110,6 +110,13 @@ class Target {
   virtual ToolchainInfo toolchain() const = 0;
   virtual Expected<Artifact> compile(const KernelSpec& spec, const std::string& arch,
                                      const std::string& source) const = 0;
+  // The ABI check, a pass of its own after compile (and after a compile-cache
+  // hit): the artifact's bytes define what the archive's ABI record says the
+  // stub will call (every entry symbol a route names, x86 included), with the
+  // parameters the ABI gives where the format records them (PTX, cubin,
+  // AMDGPU metadata). A mismatch is an internal error: the emitter and the ABI
+  // disagree, and nothing may ship.
+  virtual Status check_abi(const KernelSpec& spec, const Artifact& artifact) const = 0;
   // The file name suffix of one of this target's artifacts written on its
   // own (`build --out-dir`), e.g. ".so", ".ptx": the kind's usual suffix, so
   // the tools of that platform recognize the file.

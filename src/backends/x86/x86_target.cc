@@ -6,6 +6,7 @@
 #include <cctype>
 
 #include "target/target_candidates.h"
+#include "x86/x86_abi_check.h"
 #include "x86/x86_internal.h"
 
 namespace tsr {
@@ -79,6 +80,10 @@ class X86Target final : public Target {
     // The entry the first source exports: its suffix, or none for "default" emitted plain.
     return x86::compile_sources(spec, x86::code_tier(spec, *tier), arch, sources,
                                 x86::exported_entry(spec, sources.front()));
+  }
+
+  Status check_abi(const KernelSpec& spec, const Artifact& artifact) const override {
+    return x86::check_shared_object_abi(spec, artifact);
   }
 
   std::string artifact_file_extension(const Artifact&) const override { return ".so"; }

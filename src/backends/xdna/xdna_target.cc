@@ -11,6 +11,8 @@ extern "C" {
 #include "tesserart_compiler.h"
 }
 #include "support/sha256.h"
+#include "target/compile_step_error.h"
+#include "xdna/xclbin_reader.h"
 #include "xdna/xclbin_writer.h"
 #include "xdna/xdna_manifest.h"
 #include "xdna/xdna_sidecar.h"
@@ -20,6 +22,19 @@ namespace tsr {
 namespace {
 
 constexpr const char* kWriterVersion = "tesserac xclbin writer 1 (XRT 2.13 xclbin.h)";
+
+Status check_xclbin_abi(const KernelSpec& spec, const Artifact& artifact) {
+  Expected<xdna::XclbinSummary> summary = xdna::read_xclbin(artifact.bytes.data(), artifact.bytes.size());
+  Status s = ok();
+  if (!summary) {
+    s = internal_error("internal error: the xclbin does not parse: " + summary.error().message());
+  } else if (std::none_of(summary->ip_names.begin(), summary->ip_names.end(),
+                          [&](const std::string& ip) { return ip.rfind(artifact.entry + ":", 0) == 0; })) {
+    s = internal_error("internal error: the xclbin's IP_LAYOUT has no kernel '" + artifact.entry + "'");
+  }
+  if (!s) return compile_step_error(spec, artifact.target.str(), "ABI check", s.error());
+  return ok();
+}
 
 class XdnaTarget final : public Target {
  public:
@@ -80,6 +95,12 @@ class XdnaTarget final : public Target {
     artifact.metadata["xdna.device_image_sha256"] = files->image.sha256;
     artifact.metadata["xdna.instructions_sha256"] = files->instructions.sha256;
     return artifact;
+  }
+
+  // The xclbin parses and carries the kernel's IP (XRT opens the kernel by
+  // name); its argument signature is the fixed one xclbin_writer.h writes.
+  Status check_abi(const KernelSpec& spec, const Artifact& artifact) const override {
+    return check_xclbin_abi(spec, artifact);
   }
 
   std::string artifact_file_extension(const Artifact&) const override { return ".xclbin"; }

@@ -40,6 +40,30 @@ std::optional<std::string> cstring_at(const Bytes& r, const Section& strtab, uin
   return std::string(reinterpret_cast<const char*>(r.data.data() + start), end - start);
 }
 
+Expected<std::vector<Symbol>> read_symbols(const Bytes& r, const Object& object, uint32_t table_type,
+                                           const std::string& what) {
+  auto bad = [&](const std::string& why) { return internal_error("internal error: malformed " + what + ": " + why); };
+  std::vector<Symbol> symbols;
+  for (const Section& table : object.sections) {
+    if (table.type != table_type) continue;
+    if (table.link >= object.sections.size() || table.entsize < 24) return bad("symbol table without string table");
+    const Section& strtab = object.sections[table.link];
+    for (uint64_t off = 0; table.size >= 24 && off <= table.size - 24; off += table.entsize) {
+      const uint64_t at = table.offset + off;
+      Symbol s;
+      s.type = r.data[at + 4] & 0xf;
+      s.binding = r.data[at + 4] >> 4;
+      s.visibility = r.data[at + 5] & 3;
+      s.section = r.get<uint16_t>(at + 6);
+      const std::optional<std::string> name = cstring_at(r, strtab, r.get<uint32_t>(at));
+      if (!name) return bad("symbol name out of range");
+      s.name = *name;
+      symbols.push_back(std::move(s));
+    }
+  }
+  return symbols;
+}
+
 namespace {
 uint64_t pad4(uint64_t n) { return (n + 3) & ~uint64_t{3}; }
 }  // namespace

@@ -346,18 +346,12 @@ std::string format_ns(double ns) {
   return buf;
 }
 
-Expected<TuneOutcome> tune_kernel(const KernelSpec& spec, const TargetName& name, const TuneOptions& options) {
-  TuneOutcome out;
-  out.buckets = tuning_buckets(spec);
-  out.rounds = options.measure.rounds;
-  out.method = options.measure.describe();
-  const Target* target = find_target(name.kind);
-  if (!target) return invalid_input("no target kind '" + name.kind + "'");
-  const DeviceInfo device = target->device(name.arch);
-  out.device = device.present ? device.name + " (" + device.capability + ")" : device.description;
+namespace {
 
-  // Every candidate, generated ones first (in the target's order), then the spec's.
-  std::vector<Working> work = generated_candidates(spec, *target, name, options);
+// Every candidate, generated ones first (in the target's order), then the spec's.
+std::vector<Working> all_candidates(const KernelSpec& spec, const Target& target, const TargetName& name,
+                                    const TuneOptions& options) {
+  std::vector<Working> work = generated_candidates(spec, target, name, options);
   for (const Candidate& c : spec.candidates) {
     if (!c.applies_to(name)) continue;
     Working w;
@@ -381,36 +375,21 @@ Expected<TuneOutcome> tune_kernel(const KernelSpec& spec, const TargetName& name
     }
     work.push_back(std::move(w));
   }
+  return work;
+}
 
-  if (name.kind != "x86") out.not_measured = "the arbiter measures x86 targets only (docs/arbiter.md)";
-  else if (!device.present) out.not_measured = "no device: " + device.description;
-  if (!out.not_measured.empty()) {
-    for (Working& w : work) {
-      w.result.verdict = "NOT_RUN";
-      if (w.result.reason.empty()) w.result.reason = out.not_measured;
-      out.candidates.push_back(w.result);
-    }
-    return out;
-  }
-
-  // Compile the generated candidates; probe the delegates' libraries.
-  TuningKeyFields key;
-  key.identity = kernel_identity(spec);
-  key.target = name;
-  key.device = out.device;
-  key.driver = device.driver;
-  key.tesserac_version = TESSERAC_VERSION;
-  key.toolchain = target->toolchain().version;
-  key.workers = tsr_executor_worker_count();
-  key.method = options.measure.describe();
-  key.oracle_seed = options.seed;
+// Compiles the generated candidates (through the compile cache) and probes
+// the delegates' libraries; every candidate's version goes into `key`. The
+// delegates launch through a copy of the first generated artifact.
+Status prepare_candidates(const KernelSpec& spec, const Target& target, const TargetName& name,
+                          const TuneOptions& options, std::vector<Working>& work, TuningKeyFields& key) {
   std::optional<Artifact> base;
   for (Working& w : work) {
     CandidateResult& r = w.result;
     if (r.kind == "generated") {
       const std::string source = w.source("");
       if (source.empty()) return toolchain_error("cannot emit " + r.name + " of " + spec.name);
-      Expected<Artifact> art = compile_through_cache(spec, *target, name, source, options.cache);
+      Expected<Artifact> art = compile_through_cache(spec, target, name, source, options.cache);
       if (!art) return art.take_error();
       r.version = "sha256 " + sha256_hex(art->bytes.data(), art->bytes.size());
       w.artifact = std::move(*art);
@@ -436,18 +415,65 @@ Expected<TuneOutcome> tune_kernel(const KernelSpec& spec, const TargetName& name
   for (Working& w : work)
     if (w.result.kind == "kernel_call" && w.result.reason.empty())   // its library was found, its budget fits
       w.artifact = delegate_artifact(spec, *base, w.result.callee);
+  return ok();
+}
+
+// The tuning cache's record for `key`, when it holds one for as many
+// candidates; an unreadable or stale record is dropped.
+std::optional<TuneOutcome> cached_tuning(const TuneOptions& options, const std::string& key, size_t candidates) {
+  if (!options.cache) return std::nullopt;
+  std::optional<std::string> text = options.cache->find_tuning(key);
+  if (!text) return std::nullopt;
+  std::optional<TuneOutcome> cached = deserialize_tuning(*text);
+  if (cached && cached->candidates.size() == candidates) return cached;
+  options.cache->drop_tuning(key);
+  return std::nullopt;
+}
+
+}  // namespace
+
+Expected<TuneOutcome> tune_kernel(const KernelSpec& spec, const TargetName& name, const TuneOptions& options) {
+  const Target* target = find_target(name.kind);
+  if (!target) return invalid_input("no target kind '" + name.kind + "'");
+  return tune_kernel(*target, spec, name, options);
+}
+
+Expected<TuneOutcome> tune_kernel(const Target& target, const KernelSpec& spec, const TargetName& name,
+                                  const TuneOptions& options) {
+  TuneOutcome out;
+  out.buckets = tuning_buckets(spec);
+  out.rounds = options.measure.rounds;
+  out.method = options.measure.describe();
+  const DeviceInfo device = target.device(name.arch);
+  out.device = device.present ? device.name + " (" + device.capability + ")" : device.description;
+  std::vector<Working> work = all_candidates(spec, target, name, options);
+
+  if (name.kind != "x86") out.not_measured = "the arbiter measures x86 targets only (docs/arbiter.md)";
+  else if (!device.present) out.not_measured = "no device: " + device.description;
+  if (!out.not_measured.empty()) {
+    for (Working& w : work) {
+      w.result.verdict = "NOT_RUN";
+      if (w.result.reason.empty()) w.result.reason = out.not_measured;
+      out.candidates.push_back(w.result);
+    }
+    return out;
+  }
+
+  TuningKeyFields key;
+  key.identity = kernel_identity(spec);
+  key.target = name;
+  key.device = out.device;
+  key.driver = device.driver;
+  key.tesserac_version = TESSERAC_VERSION;
+  key.toolchain = target.toolchain().version;
+  key.workers = tsr_executor_worker_count();
+  key.method = options.measure.describe();
+  key.oracle_seed = options.seed;
+  if (Status s = prepare_candidates(spec, target, name, options, work, key); !s) return s.take_error();
   out.workers = key.workers;
   out.cache_key = tuning_cache_key(key);
 
-  std::optional<TuneOutcome> cached;
-  if (options.cache)
-    if (std::optional<std::string> text = options.cache->find_tuning(out.cache_key)) {
-      cached = deserialize_tuning(*text);
-      if (!cached || cached->candidates.size() != work.size()) {
-        options.cache->drop_tuning(out.cache_key);
-        cached.reset();
-      }
-    }
+  const std::optional<TuneOutcome> cached = cached_tuning(options, out.cache_key, work.size());
   if (cached) {
     say(options, "tuning cache hit: " + name.str() + " " + spec.name + " (" + out.cache_key.substr(0, 16) + ")");
     out.candidates = cached->candidates;
@@ -456,7 +482,7 @@ Expected<TuneOutcome> tune_kernel(const KernelSpec& spec, const TargetName& name
     out.device = cached->device;
     out.cache_hit = true;
   } else {
-    if (Status s = judge_and_measure(spec, *target, name, options, work, out); !s.ok()) return s.take_error();
+    if (Status s = judge_and_measure(spec, target, name, options, work, out); !s.ok()) return s.take_error();
     for (const Working& w : work) out.candidates.push_back(w.result);
     out.routes = choose_routes(out);
   }
@@ -465,7 +491,7 @@ Expected<TuneOutcome> tune_kernel(const KernelSpec& spec, const TargetName& name
     return out;
   }
   if (!cached && options.cache) options.cache->store_tuning(out.cache_key, serialize_tuning(key, out));
-  Expected<Artifact> art = tuned_artifact(spec, *target, name, work, out, options.cache);
+  Expected<Artifact> art = tuned_artifact(spec, target, name, work, out, options.cache);
   if (!art) return art.take_error();
   out.artifact = std::move(*art);
   for (const Working& w : work) out.candidate_artifacts.push_back(w.artifact);

@@ -77,6 +77,9 @@ struct TuneOutcome {
 };
 
 Expected<TuneOutcome> tune_kernel(const KernelSpec& spec, const TargetName& target, const TuneOptions& options);
+// The same, through `target` (the registered target of name.kind: Job::impl).
+Expected<TuneOutcome> tune_kernel(const Target& target, const KernelSpec& spec, const TargetName& name,
+                                  const TuneOptions& options);
 
 // "850 ns", "12.3 us", "4.1 ms": a median as the tables print it.
 std::string format_ns(double ns);

@@ -101,16 +101,80 @@ struct StringTable {
 
 uint64_t align_up(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
 
-// The index for given blob offsets (its size does not depend on them).
-std::vector<uint8_t> build_index(const ArchiveContents& c, const std::vector<uint64_t>& blob_offsets) {
+// The index's tables as they fill, one record at a time, in archive order
+// (docs/archive-format.md, "Index"); every string goes through one table.
+struct IndexTables {
   StringTable strs;
   Sink amet, kern, bind, dims, vars, vmet, verd, rcpt;
   uint32_t n_kern = 0, n_bind = 0, n_dims = 0, n_vars = 0, n_vmet = 0, n_verd = 0, n_rcpt = 0;
-  for (const auto& [key, value] : c.metadata) {
-    strs.ref(amet, key);
-    strs.ref(amet, value);
+
+  void add_binding(const Binding& b, const std::vector<std::string>& scalar_names) {
+    strs.ref(bind, b.name);
+    bind.u8(uint8_t(stub_role(b.role)));
+    bind.u8(uint8_t(binding_dtype_code(b)));
+    bind.u16(0);
+    bind.u32(n_dims); bind.u32(uint32_t(b.shape.size())); bind.u32(0);
+    for (const Dim& d : b.shape) {
+      dims.u8(d.is_static() ? 0 : 1);
+      dims.zeros(3);
+      uint32_t index = 0;
+      if (!d.is_static())
+        index = uint32_t(std::find(scalar_names.begin(), scalar_names.end(), d.name) - scalar_names.begin());
+      dims.u32(index);
+      dims.u64(uint64_t(d.is_static() ? d.value : 0));
+      ++n_dims;
+    }
+    ++n_bind;
   }
-  for (const ArchiveKernel& k : c.kernels) {
+
+  void add_variant(const Artifact& a, uint64_t blob_offset) {
+    vars.u32(n_kern);
+    vars.u8(uint8_t(artifact_kind_tag(a.kind)));
+    vars.zeros(3);
+    strs.ref(vars, a.target.kind);
+    strs.ref(vars, a.target.arch);
+    strs.ref(vars, a.entry);
+    strs.ref(vars, a.key);
+    strs.ref(vars, a.toolchain);
+    vars.u64(blob_offset);
+    vars.u64(a.bytes.size());
+    vars.raw(sha256(a.bytes.data(), a.bytes.size()).data(), 32);
+    vars.u32(n_vmet); vars.u32(uint32_t(a.metadata.size()));
+    vars.u32(tsr_crc32c(a.bytes.data(), a.bytes.size()));
+    vars.zeros(4);
+    for (const auto& [key, value] : a.metadata) {
+      strs.ref(vmet, key);
+      strs.ref(vmet, value);
+      ++n_vmet;
+    }
+    ++n_vars;
+  }
+
+  void add_verdict(const OracleVerdictRecord& v) {
+    strs.ref(verd, v.target.kind);
+    strs.ref(verd, v.target.arch);
+    verd.u8(uint8_t(v.verdict));
+    verd.zeros(7);
+    verd.f64(v.max_abs_err); verd.f64(v.max_rel_err);
+    verd.f64(v.budget_atol); verd.f64(v.budget_rtol);
+    verd.u64(v.seed);
+    strs.ref(verd, v.reason);
+    ++n_verd;
+  }
+
+  void add_receipt(const ArchiveReceipt& r) {
+    rcpt.u32(n_kern);
+    rcpt.u32(0);
+    strs.ref(rcpt, r.target.kind);
+    strs.ref(rcpt, r.target.arch);
+    std::vector<uint8_t> hash = from_lower_hex(r.artifact_sha256);
+    rcpt.raw(hash.data(), hash.size());
+    strs.ref(rcpt, r.bytes);
+    ++n_rcpt;
+  }
+
+  // The kernel's record and, after it, its bindings, variants, verdicts and receipts.
+  void add_kernel(const ArchiveKernel& k, const std::vector<uint64_t>& blob_offsets) {
     strs.ref(kern, k.name);
     strs.ref(kern, k.identity);
     strs.ref(kern, k.family);
@@ -118,70 +182,23 @@ std::vector<uint8_t> build_index(const ArchiveContents& c, const std::vector<uin
     kern.u32(n_bind); kern.u32(uint32_t(k.abi.bindings.size()));
     kern.u32(n_vars); kern.u32(uint32_t(k.variants.size()));
     kern.u32(n_verd); kern.u32(uint32_t(k.verdicts.size()));
-    std::vector<std::string> scalar_names = k.abi.scalar_names();
-    for (const Binding& b : k.abi.bindings) {
-      strs.ref(bind, b.name);
-      bind.u8(uint8_t(stub_role(b.role)));
-      bind.u8(uint8_t(binding_dtype_code(b)));
-      bind.u16(0);
-      bind.u32(n_dims); bind.u32(uint32_t(b.shape.size())); bind.u32(0);
-      for (const Dim& d : b.shape) {
-        dims.u8(d.is_static() ? 0 : 1);
-        dims.zeros(3);
-        uint32_t index = 0;
-        if (!d.is_static())
-          index = uint32_t(std::find(scalar_names.begin(), scalar_names.end(), d.name) - scalar_names.begin());
-        dims.u32(index);
-        dims.u64(uint64_t(d.is_static() ? d.value : 0));
-        ++n_dims;
-      }
-      ++n_bind;
-    }
-    for (const Artifact& a : k.variants) {
-      vars.u32(n_kern);
-      vars.u8(uint8_t(artifact_kind_tag(a.kind)));
-      vars.zeros(3);
-      strs.ref(vars, a.target.kind);
-      strs.ref(vars, a.target.arch);
-      strs.ref(vars, a.entry);
-      strs.ref(vars, a.key);
-      strs.ref(vars, a.toolchain);
-      vars.u64(blob_offsets[n_vars]);
-      vars.u64(a.bytes.size());
-      vars.raw(sha256(a.bytes.data(), a.bytes.size()).data(), 32);
-      vars.u32(n_vmet); vars.u32(uint32_t(a.metadata.size()));
-      vars.u32(tsr_crc32c(a.bytes.data(), a.bytes.size()));
-      vars.zeros(4);
-      for (const auto& [key, value] : a.metadata) {
-        strs.ref(vmet, key);
-        strs.ref(vmet, value);
-        ++n_vmet;
-      }
-      ++n_vars;
-    }
-    for (const OracleVerdictRecord& v : k.verdicts) {
-      strs.ref(verd, v.target.kind);
-      strs.ref(verd, v.target.arch);
-      verd.u8(uint8_t(v.verdict));
-      verd.zeros(7);
-      verd.f64(v.max_abs_err); verd.f64(v.max_rel_err);
-      verd.f64(v.budget_atol); verd.f64(v.budget_rtol);
-      verd.u64(v.seed);
-      strs.ref(verd, v.reason);
-      ++n_verd;
-    }
-    for (const ArchiveReceipt& r : k.receipts) {
-      rcpt.u32(n_kern);
-      rcpt.u32(0);
-      strs.ref(rcpt, r.target.kind);
-      strs.ref(rcpt, r.target.arch);
-      std::vector<uint8_t> hash = from_lower_hex(r.artifact_sha256);
-      rcpt.raw(hash.data(), hash.size());
-      strs.ref(rcpt, r.bytes);
-      ++n_rcpt;
-    }
+    const std::vector<std::string> scalar_names = k.abi.scalar_names();
+    for (const Binding& b : k.abi.bindings) add_binding(b, scalar_names);
+    for (const Artifact& a : k.variants) add_variant(a, blob_offsets[n_vars]);
+    for (const OracleVerdictRecord& v : k.verdicts) add_verdict(v);
+    for (const ArchiveReceipt& r : k.receipts) add_receipt(r);
     ++n_kern;
   }
+};
+
+// The index for given blob offsets (its size does not depend on them).
+std::vector<uint8_t> build_index(const ArchiveContents& c, const std::vector<uint64_t>& blob_offsets) {
+  IndexTables t;
+  for (const auto& [key, value] : c.metadata) {
+    t.strs.ref(t.amet, key);
+    t.strs.ref(t.amet, value);
+  }
+  for (const ArchiveKernel& k : c.kernels) t.add_kernel(k, blob_offsets);
   Sink index;
   auto section = [&](const char* tag, const std::vector<uint8_t>& payload) {
     index.raw(tag, 4);
@@ -191,21 +208,21 @@ std::vector<uint8_t> build_index(const ArchiveContents& c, const std::vector<uin
     index.pad_to(8);
   };
   auto table = [&](const char* tag, uint32_t record_size, uint32_t count, const Sink& records) {
-    Sink t;
-    t.u32(record_size);
-    t.u32(count);
-    t.raw(records.bytes.data(), records.bytes.size());
-    section(tag, t.bytes);
+    Sink body;
+    body.u32(record_size);
+    body.u32(count);
+    body.raw(records.bytes.data(), records.bytes.size());
+    section(tag, body.bytes);
   };
-  section("STRS", strs.data.bytes);
-  table("AMET", 16, uint32_t(c.metadata.size()), amet);
-  table("KERN", 56, n_kern, kern);
-  table("BIND", 24, n_bind, bind);
-  table("DIMS", 16, n_dims, dims);
-  table("VARS", 112, n_vars, vars);
-  table("VMET", 16, n_vmet, vmet);
-  table("VERD", 72, n_verd, verd);
-  table("RCPT", 64, n_rcpt, rcpt);   // format 2.1; written even when empty
+  section("STRS", t.strs.data.bytes);
+  table("AMET", 16, uint32_t(c.metadata.size()), t.amet);
+  table("KERN", 56, t.n_kern, t.kern);
+  table("BIND", 24, t.n_bind, t.bind);
+  table("DIMS", 16, t.n_dims, t.dims);
+  table("VARS", 112, t.n_vars, t.vars);
+  table("VMET", 16, t.n_vmet, t.vmet);
+  table("VERD", 72, t.n_verd, t.verd);
+  table("RCPT", 64, t.n_rcpt, t.rcpt);   // format 2.1; written even when empty
   return index.bytes;
 }
 

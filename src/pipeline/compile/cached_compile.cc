@@ -18,7 +18,7 @@ Expected<Artifact> compile_through_cache(const KernelSpec& spec, const Target& t
   const std::string key = compile_cache_key(kernel_identity(spec), target, tc, source);
   if (cache)
     if (std::optional<Artifact> hit = cache->find_artifact(key)) return std::move(*hit);
-  Expected<Artifact> art = compile_emitted(spec, target, tc, source);
+  Expected<Artifact> art = compile_emitted(target_impl, spec, target, tc, source);
   if (art && cache) cache->store_artifact(key, *art);
   return art;
 }

@@ -5,7 +5,7 @@
 
 #include "archive/archive_contents.h"
 #include "archive/archive_kernel.h"
-#include "driver/qualify.h"
+#include "driver/verdict_row.h"
 
 namespace tsr {
 

@@ -3,6 +3,8 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
+#include "driver/verdict_table.h"
+
 namespace tsr {
 
 std::string row_status(const VerdictRow& row) {

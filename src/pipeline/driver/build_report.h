@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "cache/compile_cache.h"
-#include "driver/qualify.h"
+#include "driver/verdict_row.h"
 
 namespace tsr {
 

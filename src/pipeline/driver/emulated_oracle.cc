@@ -23,7 +23,7 @@ size_t catalogue_rank(const TargetName& target) {
 
 }  // namespace
 
-EmulatedOracle::EmulatedOracle(const std::vector<Job>& jobs, const QualifyOptions& options)
+EmulatedOracle::EmulatedOracle(const std::vector<Job>& jobs, const PassOptions& options)
     : jobs_(jobs), options_(options) {}
 
 void EmulatedOracle::add(size_t i, const std::string& identity, const Expected<std::string>& source, bool use_cache) {

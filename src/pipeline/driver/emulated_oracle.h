@@ -9,7 +9,8 @@
 #include <vector>
 
 #include "driver/plan.h"
-#include "driver/qualify.h"
+#include "driver/pass_options.h"
+#include "driver/verdict_row.h"
 
 namespace tsr {
 
@@ -22,7 +23,7 @@ namespace tsr {
 // the same whatever the cache's state.
 class EmulatedOracle {
  public:
-  EmulatedOracle(const std::vector<Job>& jobs, const QualifyOptions& options);
+  EmulatedOracle(const std::vector<Job>& jobs, const PassOptions& options);
 
   // Job `i` (of kernel identity `identity`) runs its oracle emulated over
   // `source`, or fails to with `source`'s error. `use_cache`: its pass may
@@ -56,7 +57,7 @@ class EmulatedOracle {
   Result emulate(size_t i);
 
   const std::vector<Job>& jobs_;
-  const QualifyOptions& options_;
+  const PassOptions& options_;
   std::map<size_t, Member> members_;
   std::map<std::string, Group> groups_;
 };

@@ -17,7 +17,7 @@
 #include <random>
 #include <vector>
 
-#include "launch/stub_routed_target.h"
+#include "launch/stub_launcher.h"
 #include "spec/abi.h"
 #include "x86/x86_target.h"
 #include "tesserart.h"
@@ -51,7 +51,7 @@ double seconds(const std::function<void()>& fn) {
 
 struct Loaded {
   tsr::Artifact artifact;
-  std::unique_ptr<tsr::StubRoutedTarget> launcher;
+  std::unique_ptr<tsr::StubLauncher> launcher;
 };
 
 // The x86:v4 kernel of `spec`, with `prefix` put before the emitted source.
@@ -60,7 +60,7 @@ bool load(const tsr::Target& x86, const tsr::KernelSpec& spec, const std::string
   if (!src) return std::printf("  emit failed: %s\n", src.error().message().c_str()), false;
   tsr::Expected<tsr::Artifact> art = x86.compile(spec, "v4", prefix + *src);
   if (!art) return std::printf("  compile failed: %s\n", art.error().message().c_str()), false;
-  auto launcher = tsr::make_in_memory_stub_target(x86, spec, *art);
+  auto launcher = tsr::make_in_memory_stub_launcher(x86, spec, *art);
   if (!launcher) return std::printf("  load failed: %s\n", launcher.error().message().c_str()), false;
   out = Loaded{*art, std::move(*launcher)};
   return true;
@@ -89,7 +89,7 @@ void bench(const tsr::Target& x86, int64_t n) {
   }
   tsr::LaunchArgs widen_args = args;
   auto run = [&](Loaded& k, tsr::LaunchArgs& a) {
-    if (!k.launcher->run(spec, k.artifact, a).ok()) std::printf("  run failed\n");
+    if (!k.launcher->launch(spec, k.artifact, a).ok()) std::printf("  run failed\n");
   };
   run(widen, widen_args);
   run(dot, args);

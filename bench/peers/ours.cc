@@ -15,7 +15,7 @@ void run_inline(void*, int64_t task_count, tsr_task_fn task, void* arg) {
 }  // namespace
 
 bool Compiled::run(LaunchArgs& args) const {
-  const Status s = launcher->run(spec, artifact, args);
+  const Status s = launcher->launch(spec, artifact, args);
   if (!s.ok()) std::printf("  launch of %s failed: %s\n", spec.name.c_str(), s.error().message().c_str());
   return s.ok();
 }
@@ -32,7 +32,7 @@ std::unique_ptr<Compiled> compile(const Target& target, const KernelSpec& spec, 
     why = "compile failed: " + art.error().message();
     return nullptr;
   }
-  Expected<std::unique_ptr<StubRoutedTarget>> launcher = make_in_memory_stub_target(target, spec, *art);
+  Expected<std::unique_ptr<StubLauncher>> launcher = make_in_memory_stub_launcher(target, spec, *art);
   if (!launcher) {
     why = "load failed: " + launcher.error().message();
     return nullptr;

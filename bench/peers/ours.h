@@ -6,7 +6,7 @@
 #include <memory>
 #include <string>
 
-#include "launch/stub_routed_target.h"
+#include "launch/stub_launcher.h"
 #include "spec/kernel_spec.h"
 #include "target/target.h"
 
@@ -15,7 +15,7 @@ namespace tsr::bench {
 struct Compiled {
   KernelSpec spec;
   Artifact artifact;
-  std::unique_ptr<StubRoutedTarget> launcher;
+  std::unique_ptr<StubLauncher> launcher;
   // Launches on the executor current now; false (said on stdout) on failure.
   bool run(LaunchArgs& args) const;
 };

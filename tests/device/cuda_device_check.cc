@@ -19,14 +19,14 @@
 
 #include "cuda_device_launch.h"
 #include "compile/compile.h"
-#include "launch/stub_routed_target.h"
+#include "launch/stub_launcher.h"
 #include "oracle/oracle.h"
 #include "driver/spec_loading.h"
 #include "support/diagnostics.h"
 #include "cuda/cuda_archs.h"
 #include "cuda/cuda_devices.h"
 #include "cuda/cuda_target.h"
-#include "target/forwarding_target.h"
+#include "target/launcher.h"
 
 namespace tsr::device_check {
 
@@ -36,22 +36,24 @@ int emulate_primitives(const std::string& dir);
 
 namespace {
 
-// The oracle's Target for one artifact on one device: run() puts the trial's
-// inputs in device memory, launches with tsr_kernel_launch_device on our
-// stream, synchronizes the stream itself and copies the outputs back.
-class DeviceLaunchTarget final : public ForwardingTarget {
+// The oracle's Launcher for one artifact on one device: launch() puts the
+// trial's inputs in device memory, launches with tsr_kernel_launch_device on
+// our stream, synchronizes the stream itself and copies the outputs back.
+class DeviceLauncher final : public Launcher {
  public:
-  DeviceLaunchTarget(const Target& inner, const Driver& cu, const KernelSpec& spec, const Artifact& art, int device)
-      : ForwardingTarget(inner), cu_(cu), kernel_(spec, art, device), device_(device) {
+  DeviceLauncher(const Target& inner, const Driver& cu, const KernelSpec& spec, const Artifact& art, int device)
+      : inner_(inner), cu_(cu), kernel_(spec, art, device), device_(device) {
     if (cu_.stream_create(&stream_, 1 /* CU_STREAM_NON_BLOCKING */) != 0) stream_ = nullptr;
   }
-  ~DeviceLaunchTarget() override {
+  ~DeviceLauncher() override {
     if (stream_) cu_.stream_destroy(stream_);
   }
-  DeviceLaunchTarget(const DeviceLaunchTarget&) = delete;
-  DeviceLaunchTarget& operator=(const DeviceLaunchTarget&) = delete;
+  DeviceLauncher(const DeviceLauncher&) = delete;
+  DeviceLauncher& operator=(const DeviceLauncher&) = delete;
 
-  Status run(const KernelSpec& spec, const Artifact&, LaunchArgs& args) const override {
+  DeviceInfo device(const std::string& arch) const override { return inner_.device(arch); }
+  BudgetFloor budget_floor(const KernelSpec& spec) const override { return inner_.budget_floor(spec); }
+  Status launch(const KernelSpec& spec, const Artifact&, LaunchArgs& args) const override {
     if (!kernel_.get()) return toolchain_error(kernel_.why_not());
     if (!stream_) return toolchain_error("cuStreamCreate failed");
     std::vector<size_t> sizes;   // the payloads, without the oracle's guard zones
@@ -74,6 +76,7 @@ class DeviceLaunchTarget final : public ForwardingTarget {
   }
 
  private:
+  const Target& inner_;
   const Driver& cu_;
   StubKernel kernel_;
   int device_;
@@ -144,11 +147,11 @@ int launch_checks(const Driver& cu, const std::string& specs) {
       for (int device = 0; device < tsr_cuda_device_count(); ++device) {
         int cc = 0;
         if (tsr_cuda_probe(device, &cc) != TSR_OK || !cuda::arch_runs_on(arch, cc)) continue;
-        DeviceLaunchTarget direct(*cuda, cu, spec, *art, device);
+        DeviceLauncher direct(*cuda, cu, spec, *art, device);
         const OracleReport r = run_oracle(spec, direct, *art);
         failures += report(name + " device " + std::to_string(device) + " tsr_kernel_launch_device", r);
       }
-      Expected<std::unique_ptr<StubRoutedTarget>> copying = make_in_memory_stub_target(*cuda, spec, *art);
+      Expected<std::unique_ptr<StubLauncher>> copying = make_in_memory_stub_launcher(*cuda, spec, *art);
       if (!copying) {
         std::printf("FAIL    %s: %s\n", name.c_str(), copying.error().message().c_str());
         ++failures;

@@ -15,7 +15,7 @@
 #include "cache/compile_cache.h"
 #include "arbiter/route_metadata.h"
 #include "oracle/input_generator.h"
-#include "launch/stub_routed_target.h"
+#include "launch/stub_launcher.h"
 #include "spec_test_util.h"
 #include "registry/registry.h"
 #include "tesserart.h"
@@ -127,7 +127,7 @@ TEST_F(Arbiter, EveryCandidateJudgedMeasuredAndTheFastestRouted) {
   }
   // The stub runs the chosen route, and the tuned variant passes the oracle through it.
   EXPECT_EQ(stub_route(spec, *o->artifact, {}), step_of(*o, 0));
-  auto routed = make_in_memory_stub_target(*find_target("x86"), spec, *o->artifact);
+  auto routed = make_in_memory_stub_launcher(*find_target("x86"), spec, *o->artifact);
   ASSERT_TRUE(routed.ok());
   EXPECT_EQ(run_oracle(spec, **routed, *o->artifact).verdict, Verdict::pass);
   // Every measurement is in the variant's metadata.
@@ -231,7 +231,7 @@ TEST_F(Arbiter, CandidateWrongOnlyInTheLastBucketIsNeverRouted) {
   EXPECT_FALSE(routed_anywhere(*o, "generated:wrong_above_256")) << render_tuning_table("mm", kV3, *o);
   // The variant records where each route was measured, and passes its final check there.
   EXPECT_EQ(o->artifact->metadata.at("tune.scalars.2"), "M=1024");
-  auto routed = make_in_memory_stub_target(*find_target("x86"), spec, *o->artifact);
+  auto routed = make_in_memory_stub_launcher(*find_target("x86"), spec, *o->artifact);
   ASSERT_TRUE(routed.ok());
   const OracleReport final_check = run_oracle(spec, **routed, *o->artifact);
   EXPECT_EQ(final_check.verdict, Verdict::pass) << final_check.reason;
@@ -257,7 +257,7 @@ TEST_F(Arbiter, FinalCheckRunsEveryRouteInsideItsBucket) {
     Artifact a = *art;
     RoutePlan plan{"M", {16, 256}, {{{false, "mm_tsr_entry"}}, {{false, "mm_tsr_entry"}}, {{false, entry}}}};
     for (const auto& [k, v] : route_metadata(spec, plan)) a.metadata[k] = v;
-    auto routed = make_in_memory_stub_target(x86, spec, a);
+    auto routed = make_in_memory_stub_launcher(x86, spec, a);
     EXPECT_TRUE(routed.ok());
     return routed ? run_oracle(spec, **routed, a) : OracleReport{};
   };

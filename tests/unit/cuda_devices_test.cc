@@ -5,7 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "cuda_double_fixture.h"
-#include "launch/stub_routed_target.h"
+#include "launch/stub_launcher.h"
 #include "oracle/oracle.h"
 #include "cuda/cuda_devices.h"
 #include "cuda/cuda_target.h"
@@ -28,21 +28,6 @@ TEST(CudaDevices, NoDeviceIsNotRunWithTheStubsReason) {
     EXPECT_FALSE(info.present) << arch;
     EXPECT_EQ(info.description, why);
   }
-}
-
-TEST(CudaDevices, TheTargetHasNoLauncherOfItsOwn) {
-  std::unique_ptr<Target> t = make_cuda_target();
-  const KernelSpec spec = elementwise("run_add", DType::f32, {Op::add}, st(4));
-  Artifact art;
-  art.target = {"cuda", "sm_90"};
-  LaunchArgs args;
-  args.buffers.assign(3, std::vector<uint8_t>(16, 0));
-  const Status s = t->run(spec, art, args);
-  ASSERT_FALSE(s.ok());
-  EXPECT_EQ(s.error().kind(), ErrorKind::internal);
-  EXPECT_EQ(s.error().message(),
-            "internal: cuda kernel 'run_add' must launch through libtesserart (make_in_memory_stub_target), not the "
-            "cuda target");
 }
 
 TEST(CudaDevices, ArchRunsOnTheStubsRule) {
@@ -83,7 +68,7 @@ TEST_F(StubCudaDouble, OracleQualifiesCudaThroughLibtesserart) {
   art.bytes.assign(image.begin(), image.end());
   art.bytes.push_back(0);
   std::unique_ptr<Target> cuda = make_cuda_target();
-  Expected<std::unique_ptr<StubRoutedTarget>> routed = make_in_memory_stub_target(*cuda, spec, art);
+  Expected<std::unique_ptr<StubLauncher>> routed = make_in_memory_stub_launcher(*cuda, spec, art);
   ASSERT_TRUE(routed.ok()) << routed.error().message();
   const OracleReport report = run_oracle(spec, **routed, art);
   EXPECT_EQ(report.verdict, Verdict::pass) << report.reason;

@@ -138,7 +138,7 @@ cuda::emu::EmulatedReport emulate_with_dynamic_shared(const std::string& source,
     return r;
   }
   art->metadata["cuda.shared_bytes"] = shared_bytes;
-  r.oracle = run_oracle(spec, *target, *art, {});
+  r.oracle = run_oracle(spec, cuda::emu::EmulatorLauncher(*target), *art, {});
   r.evidence = verdict_name(r.oracle.verdict);
   return r;
 }

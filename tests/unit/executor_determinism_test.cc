@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "launch/stub_routed_target.h"
+#include "launch/stub_launcher.h"
 #include "spec/abi.h"
 #include "driver/spec_loading.h"
 #include "spec/half.h"
@@ -76,7 +76,7 @@ void ShippedSpec::check_tier(const KernelSpec& spec, const std::string& arch) {
   ASSERT_TRUE(source.ok()) << source.error().message();
   Expected<Artifact> art = target_->compile(spec, arch, *source);
   ASSERT_TRUE(art.ok()) << art.error().message();
-  Expected<std::unique_ptr<StubRoutedTarget>> stub = make_in_memory_stub_target(*target_, spec, *art);
+  Expected<std::unique_ptr<StubLauncher>> stub = make_in_memory_stub_launcher(*target_, spec, *art);
   ASSERT_TRUE(stub.ok()) << stub.error().message();
 
   const std::map<std::string, int64_t> dims = runtime_dims(spec);
@@ -90,7 +90,7 @@ void ShippedSpec::check_tier(const KernelSpec& spec, const std::string& arch) {
     {
       std::unique_ptr<testing::ExecutorScope> scope;
       if (workers) scope = std::make_unique<testing::ExecutorScope>(scrambled.executor());
-      const Status s = (*stub)->run(spec, *art, args);
+      const Status s = (*stub)->launch(spec, *art, args);
       ASSERT_TRUE(s.ok()) << what << ": " << s.error().message();
     }
     EXPECT_EQ(scrambled.violations(), 0u) << what;

@@ -4,12 +4,15 @@
 // target has no loader of its own left to fall back on.
 #include <gtest/gtest.h>
 
+#include <type_traits>
+
 #include "archive/archive_writer.h"
 #include "driver/assemble_archive.h"
 #include "compile/compile.h"
 #include "driver/passes.h"
 #include "driver/verdict_table.h"
-#include "launch/stub_routed_target.h"
+#include "emulator/emulator.h"
+#include "launch/stub_launcher.h"
 #include "spec_test_util.h"
 #include "registry/registry.h"
 #include "tesserart.h"
@@ -48,31 +51,32 @@ TEST_F(OracleLaunchPath, TestQualifiesX86ThroughLibtesserart) {
 TEST_F(OracleLaunchPath, LaunchArgumentsAreCheckedByTheStub) {
   Expected<Artifact> art = compile_for_target(spec_, {"x86", "v2"});
   ASSERT_TRUE(art.ok()) << art.error().message();
-  Expected<std::unique_ptr<StubRoutedTarget>> stub = make_in_memory_stub_target(*target_, spec_, *art);
+  Expected<std::unique_ptr<StubLauncher>> stub = make_in_memory_stub_launcher(*target_, spec_, *art);
   ASSERT_TRUE(stub.ok()) << stub.error().message();
   LaunchArgs args;
   args.buffers = {std::vector<uint8_t>(64), std::vector<uint8_t>(60)};
   args.scalars = {16};
-  const Status st = (*stub)->run(spec_, *art, args);
+  const Status st = (*stub)->launch(spec_, *art, args);
   ASSERT_FALSE(st.ok());
   EXPECT_EQ(st.error().message(),
             "stub: tsr_kernel_launch: buffer too small: ew_relu: buffer 'out' has 60 bytes, needs 64");
   args.buffers[1].resize(64);
-  EXPECT_TRUE((*stub)->run(spec_, *art, args).ok());
+  EXPECT_TRUE((*stub)->launch(spec_, *art, args).ok());
 }
 
-TEST_F(OracleLaunchPath, X86TargetHasNoLoaderOfItsOwn) {
-  Expected<Artifact> art = compile_for_target(spec_, {"x86", "v2"});
-  ASSERT_TRUE(art.ok()) << art.error().message();
-  LaunchArgs args;
-  args.buffers = {std::vector<uint8_t>(64), std::vector<uint8_t>(64)};
-  args.scalars = {16};
-  const Status st = target_->run(spec_, *art, args);
-  ASSERT_FALSE(st.ok());
-  EXPECT_EQ(st.error().message(),
-            "internal: x86 kernel 'ew_relu' must launch through libtesserart (make_in_memory_stub_target), not the "
-            "x86 target");
-}
+// No target launches: the oracle takes a Launcher, a Target is none and
+// has no run() or launch(), so the stub (or the emulator) is the only way an
+// artifact runs. Checked when this file compiles.
+template <typename T>
+concept Launches = requires(const T& t, const KernelSpec& spec, const Artifact& artifact, LaunchArgs& args) {
+  t.launch(spec, artifact, args);
+};
+template <typename T>
+concept Runs = requires(const T& t, const KernelSpec& spec, const Artifact& artifact, LaunchArgs& args) {
+  t.run(spec, artifact, args);
+};
+static_assert(!Launches<Target> && !Runs<Target> && !std::is_base_of_v<Launcher, Target>);
+static_assert(Launches<StubLauncher> && Launches<cuda::emu::EmulatorLauncher>);
 
 // test --archive on an archive holding every tier: each row runs exactly
 // its own tier (tsr_select_options.arch), not the best one this CPU runs;

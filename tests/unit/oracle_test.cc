@@ -9,7 +9,7 @@
 #include <set>
 
 #include "compile/compile.h"
-#include "launch/stub_routed_target.h"
+#include "launch/stub_launcher.h"
 #include "oracle/compare.h"
 #include "oracle/input_generator.h"
 #include "oracle/oracle.h"
@@ -48,26 +48,16 @@ accuracy: {kind: reference_exact}
 determinism: deterministic
 )";
 
-// A target whose "kernel" is the reference itself, with knobs for failure modes.
-class FakeTarget final : public Target {
+// A launcher whose "kernel" is the reference itself, with knobs for failure modes.
+class FakeLauncher final : public Launcher {
  public:
   bool present = true;
-  bool emulated = false;   // the runner claims to emulate the device (DeviceInfo::emulated)
+  bool emulated = false;   // the launcher claims to emulate the device (DeviceInfo::emulated)
   bool flaky = false;
   double floor = 0.0;
   std::function<void(LaunchArgs&)> scribble;   // runs after the correct outputs are written
   mutable int runs = 0;
 
-  std::string kind() const override { return "fake"; }
-  std::vector<std::string> archs() const override { return {"a"}; }
-  std::string unsupported_reason(const KernelSpec&, const std::string&) const override { return ""; }
-  Expected<std::string> emit(const KernelSpec&, const std::string&) const override { return std::string(); }
-  ToolchainInfo toolchain() const override { return {true, "/bin/true", "1", ""}; }
-  Expected<Artifact> compile(const KernelSpec&, const std::string&, const std::string&) const override {
-    return Artifact{};
-  }
-  Status check_abi(const KernelSpec&, const Artifact&) const override { return ok(); }
-  std::string artifact_file_extension(const Artifact&) const override { return ".fake"; }
   DeviceInfo device(const std::string&) const override {
     DeviceInfo info = absent_device(present ? "fake device" : "no fake device attached");
     info.present = present;
@@ -75,7 +65,7 @@ class FakeTarget final : public Target {
     return info;
   }
   BudgetFloor budget_floor(const KernelSpec&) const override { return {floor, floor}; }
-  Status run(const KernelSpec& spec, const Artifact&, LaunchArgs& args) const override {
+  Status launch(const KernelSpec& spec, const Artifact&, LaunchArgs& args) const override {
     ++runs;
     const KernelAbi abi = kernel_abi(spec);
     std::map<std::string, int64_t> scalars;
@@ -164,7 +154,7 @@ TEST(Budget, DefaultsPerDtypeAndRunnerFloor) {
 }
 
 TEST(Oracle, PassesACorrectKernel) {
-  FakeTarget t;
+  FakeLauncher t;
   for (const char* yaml : {kSoftmax, kGemm}) {
     OracleReport r = run_oracle(must_decode(yaml), t, Artifact{});
     EXPECT_EQ(r.verdict, Verdict::pass) << r.reason;
@@ -176,7 +166,7 @@ TEST(Oracle, PassesACorrectKernel) {
 // A kernel that writes outside its buffers or into its inputs fails the
 // trial, naming the buffer and where, even when every output is right.
 TEST(OracleGuards, WriteBeforeABufferFails) {
-  FakeTarget t;
+  FakeLauncher t;
   t.scribble = [](LaunchArgs& args) { args.payload(0)[-3] ^= 1; };
   OracleReport r = run_oracle(must_decode(kGemm), t, Artifact{});
   EXPECT_EQ(r.verdict, Verdict::fail);
@@ -184,7 +174,7 @@ TEST(OracleGuards, WriteBeforeABufferFails) {
 }
 
 TEST(OracleGuards, WriteAfterTheEndOfTheOutputFails) {
-  FakeTarget t;
+  FakeLauncher t;
   t.scribble = [](LaunchArgs& args) {
     const size_t out = args.buffers.size() - 1;
     args.payload(out)[args.payload_size(out)] = 0;   // one past the end: an off-by-one tail guard
@@ -196,7 +186,7 @@ TEST(OracleGuards, WriteAfterTheEndOfTheOutputFails) {
 }
 
 TEST(OracleGuards, ChangedInputFails) {
-  FakeTarget t;
+  FakeLauncher t;
   t.scribble = [](LaunchArgs& args) { args.payload(1)[4] ^= 0x40; };
   OracleReport r = run_oracle(must_decode(kGemm), t, Artifact{});
   EXPECT_EQ(r.verdict, Verdict::fail);
@@ -239,7 +229,7 @@ determinism: deterministic
 }
 
 TEST(Oracle, AbsentDeviceIsNotRunNeverPass) {
-  FakeTarget t;
+  FakeLauncher t;
   t.present = false;
   OracleReport r = run_oracle(must_decode(kSoftmax), t, Artifact{});
   EXPECT_EQ(r.verdict, Verdict::not_run);
@@ -253,7 +243,7 @@ TEST(Oracle, AbsentDeviceIsNotRunNeverPass) {
 // PASS_EMULATED on an emulating runner, and an emulated FAIL says it was one.
 TEST(Oracle, EmulatedRunnerPassIsPassEmulatedNeverPass) {
   KernelSpec spec = must_decode(kGemm);
-  FakeTarget t;
+  FakeLauncher t;
   const OracleReport hardware = run_oracle(spec, t, Artifact{});
   EXPECT_EQ(hardware.verdict, Verdict::pass);
   EXPECT_EQ(hardware.reason, "");
@@ -268,7 +258,7 @@ TEST(Oracle, EmulatedRunnerPassIsPassEmulatedNeverPass) {
 
 TEST(Oracle, EmulatedRunnerFailSaysItWasEmulated) {
   KernelSpec spec = must_decode(kGemm);
-  FakeTarget t;
+  FakeLauncher t;
   t.emulated = true;
   t.scribble = [](LaunchArgs& a) { a.payload(a.buffers.size() - 1)[3] ^= 0x40; };   // an exponent bit of element 0
   const OracleReport r = run_oracle(spec, t, Artifact{});
@@ -278,7 +268,7 @@ TEST(Oracle, EmulatedRunnerFailSaysItWasEmulated) {
 
 TEST(Oracle, EmulatedRunnerWithoutDeviceIsNotRun) {
   KernelSpec spec = must_decode(kGemm);
-  FakeTarget t;
+  FakeLauncher t;
   t.emulated = true;
   t.present = false;
   const OracleReport r = run_oracle(spec, t, Artifact{});
@@ -287,7 +277,7 @@ TEST(Oracle, EmulatedRunnerWithoutDeviceIsNotRun) {
 }
 
 TEST(OracleBudget, StaticExtentsBeyondTheBudgetAreNotRun) {
-  FakeTarget t;
+  FakeLauncher t;
   const KernelSpec big = must_decode(R"(tesserac: 1
 kernel: ew_four_tib
 family: elementwise
@@ -328,7 +318,7 @@ TEST(OracleBudget, ShippedSpecsFitTheBudget) {
 }
 
 TEST(Oracle, InjectedOutputErrorFlipsVerdict) {
-  FakeTarget t;
+  FakeLauncher t;
   OracleOptions o;
   o.corrupt_outputs = [](LaunchArgs& args) {
     const size_t slot = args.buffers.size() - 1;
@@ -342,7 +332,7 @@ TEST(Oracle, InjectedOutputErrorFlipsVerdict) {
 }
 
 TEST(Oracle, NondeterministicKernelFailsDeterministicClaim) {
-  FakeTarget t;
+  FakeLauncher t;
   t.flaky = true;
   OracleReport r = run_oracle(must_decode(kGemm), t, Artifact{});
   EXPECT_EQ(r.verdict, Verdict::fail);
@@ -350,27 +340,17 @@ TEST(Oracle, NondeterministicKernelFailsDeterministicClaim) {
 }
 
 TEST(Oracle, UnwrittenOutputFails) {
-  class Lazy final : public Target {
+  class Lazy final : public Launcher {
    public:
-    std::string kind() const override { return "lazy"; }
-    std::vector<std::string> archs() const override { return {"a"}; }
-    std::string unsupported_reason(const KernelSpec&, const std::string&) const override { return ""; }
-    Expected<std::string> emit(const KernelSpec&, const std::string&) const override { return std::string(); }
-    ToolchainInfo toolchain() const override { return {true, "", "", ""}; }
-    Expected<Artifact> compile(const KernelSpec&, const std::string&, const std::string&) const override {
-      return Artifact{};
-    }
-    Status check_abi(const KernelSpec&, const Artifact&) const override { return ok(); }
-    std::string artifact_file_extension(const Artifact&) const override { return ".lazy"; }
     DeviceInfo device(const std::string&) const override { return {true, ""}; }
     BudgetFloor budget_floor(const KernelSpec&) const override { return {}; }
-    Status run(const KernelSpec&, const Artifact&, LaunchArgs&) const override { return ok(); }
+    Status launch(const KernelSpec&, const Artifact&, LaunchArgs&) const override { return ok(); }
   } lazy;
   EXPECT_EQ(run_oracle(must_decode(kSoftmax), lazy, Artifact{}).verdict, Verdict::fail);
 }
 
 TEST(Oracle, SeedReproducesInputs) {
-  FakeTarget t;
+  FakeLauncher t;
   OracleOptions a, b;
   a.seed = b.seed = 42;
   OracleReport ra = run_oracle(must_decode(kSoftmax), t, Artifact{}, a);
@@ -383,8 +363,8 @@ TEST(Oracle, SeedReproducesInputs) {
 // way `tesserac test` launches it: by libtesserart from an in-memory archive.
 class X86Mutation : public testing::X86Fixture {
  protected:
-  std::unique_ptr<StubRoutedTarget> through_stub(const KernelSpec& spec, const Artifact& art) const {
-    Expected<std::unique_ptr<StubRoutedTarget>> routed = make_in_memory_stub_target(*target_, spec, art);
+  std::unique_ptr<StubLauncher> through_stub(const KernelSpec& spec, const Artifact& art) const {
+    Expected<std::unique_ptr<StubLauncher>> routed = make_in_memory_stub_launcher(*target_, spec, art);
     EXPECT_TRUE(routed.ok()) << routed.error().message();
     return routed ? std::move(*routed) : nullptr;
   }
@@ -395,7 +375,7 @@ TEST_F(X86Mutation, CompiledKernelPassesAndOutputCorruptionFails) {
     KernelSpec spec = must_decode(yaml);
     Expected<Artifact> art = compile_for_target(spec, {"x86", "v2"});
     ASSERT_TRUE(art.ok()) << art.error().message();
-    std::unique_ptr<StubRoutedTarget> stub = through_stub(spec, *art);
+    std::unique_ptr<StubLauncher> stub = through_stub(spec, *art);
     ASSERT_TRUE(stub);
     EXPECT_EQ(run_oracle(spec, *stub, *art).verdict, Verdict::pass);
     EXPECT_EQ(stub->route(), "libtesserart memfd+dlopen");
@@ -429,7 +409,7 @@ TEST_F(X86Mutation, ErrorInjectedIntoEmittedSourceFails) {
              "  if (scalars[0] > 0 && scalars[1] > 0) ((float*)buffers[3])[0] += 1.0f;\n}\n";
   Expected<Artifact> art = target_->compile(spec, "v2", mutated);
   ASSERT_TRUE(art.ok()) << art.error().message();
-  std::unique_ptr<StubRoutedTarget> stub = through_stub(spec, *art);
+  std::unique_ptr<StubLauncher> stub = through_stub(spec, *art);
   ASSERT_TRUE(stub);
   OracleReport r = run_oracle(spec, *stub, *art);
   EXPECT_EQ(r.verdict, Verdict::fail);

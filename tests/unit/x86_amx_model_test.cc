@@ -10,7 +10,7 @@
 
 #include "oracle/oracle.h"
 #include "spec/abi.h"
-#include "target/forwarding_target.h"
+#include "target/launcher.h"
 #include "x86/x86_target.h"
 #include "tests/unit/spec_builders.h"
 #include "tests/unit/test_executor.h"
@@ -28,19 +28,20 @@ using namespace spec_builders;
 // The compile define that swaps the AMX intrinsics for the model.
 const char* kModelDefine = "#define TSR_AMX_MODEL \"" TSR_SOURCE_DIR "/tests/unit/amx_model.h\"\n";
 
-// A runner for model-compiled artifacts: the stub's x86 loader and call (no
-// variant selection, which would rightly refuse AMX on this CPU), on a
+// A launcher for model-compiled artifacts: the stub's x86 loader and call
+// (no variant selection, which would rightly refuse AMX on this CPU), on a
 // device that says it is emulated.
-class AmxModelTarget final : public ForwardingTarget {
+class AmxModelLauncher final : public Launcher {
  public:
-  explicit AmxModelTarget(const Target& x86) : ForwardingTarget(x86) {}
+  explicit AmxModelLauncher(const Target& x86) : x86_(x86) {}
+  BudgetFloor budget_floor(const KernelSpec& spec) const override { return x86_.budget_floor(spec); }
   DeviceInfo device(const std::string&) const override {
-    DeviceInfo d = inner_.device("v4");
+    DeviceInfo d = x86_.device("v4");
     d.emulated = true;
     d.description += " with the AMX software model (tests/unit/amx_model.h)";
     return d;
   }
-  Status run(const KernelSpec& spec, const Artifact& art, LaunchArgs& args) const override {
+  Status launch(const KernelSpec& spec, const Artifact& art, LaunchArgs& args) const override {
     std::lock_guard<std::mutex> lock(mutex_);
     tsr_x86_loaded loaded;
     char msg[512] = "";
@@ -56,6 +57,7 @@ class AmxModelTarget final : public ForwardingTarget {
   }
 
  private:
+  const Target& x86_;
   mutable std::mutex mutex_;
 };
 
@@ -83,7 +85,7 @@ class X86AmxModel : public testing::X86Fixture {
   }
 
   OracleReport oracle(const KernelSpec& spec, const Artifact& art) {
-    const AmxModelTarget model(*target_);
+    const AmxModelLauncher model(*target_);
     return run_oracle(spec, model, art);
   }
 };
@@ -145,7 +147,7 @@ TEST_F(X86AmxModel, BitIdenticalForAnyWorkerCount) {
                                  {epi(EpilogueOp::Kind::bias)});
   Expected<Artifact> art = build(spec);
   ASSERT_TRUE(art.ok()) << art.error().message();
-  const AmxModelTarget model(*target_);
+  const AmxModelLauncher model(*target_);
   LaunchArgs inputs;
   const KernelAbi abi = kernel_abi(spec);
   uint32_t fill = 12345;
@@ -165,7 +167,7 @@ TEST_F(X86AmxModel, BitIdenticalForAnyWorkerCount) {
     testing::ScrambledExecutor scrambled(workers, workers);
     {
       testing::ExecutorScope scope(scrambled.executor());
-      ASSERT_TRUE(model.run(spec, *art, args).ok());
+      ASSERT_TRUE(model.launch(spec, *art, args).ok());
     }
     EXPECT_EQ(scrambled.violations(), 0u);
     if (workers == 1) {

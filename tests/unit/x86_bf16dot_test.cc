@@ -8,7 +8,7 @@
 
 #include <random>
 
-#include "launch/stub_routed_target.h"
+#include "launch/stub_launcher.h"
 #include "oracle/oracle.h"
 #include "spec/half.h"
 #include "tests/unit/spec_builders.h"
@@ -52,7 +52,7 @@ TEST_F(X86Bf16Dot, BothPathsPassTheOracleWithOddTails) {
     for (bool widen : {false, true}) {
       Expected<Artifact> art = build(spec, widen);
       ASSERT_TRUE(art.ok()) << art.error().message();
-      Expected<std::unique_ptr<StubRoutedTarget>> stub = make_in_memory_stub_target(*target_, spec, *art);
+      Expected<std::unique_ptr<StubLauncher>> stub = make_in_memory_stub_launcher(*target_, spec, *art);
       ASSERT_TRUE(stub.ok()) << stub.error().message();
       const OracleReport r = run_oracle(spec, **stub, *art);
       EXPECT_EQ(r.verdict, Verdict::pass) << spec.name << (widen ? " widening" : " default") << ": " << r.reason;
@@ -75,10 +75,10 @@ TEST_F(X86Bf16Dot, TheDefaultPathIsVdpbf16psWhereTheCpuHasIt) {
   for (bool widen : {false, true}) {
     Expected<Artifact> art = build(spec, widen);
     ASSERT_TRUE(art.ok()) << art.error().message();
-    Expected<std::unique_ptr<StubRoutedTarget>> stub = make_in_memory_stub_target(*target_, spec, *art);
+    Expected<std::unique_ptr<StubLauncher>> stub = make_in_memory_stub_launcher(*target_, spec, *art);
     ASSERT_TRUE(stub.ok()) << stub.error().message();
     LaunchArgs args = inputs;
-    ASSERT_TRUE((*stub)->run(spec, *art, args).ok());
+    ASSERT_TRUE((*stub)->launch(spec, *art, args).ok());
     outputs.push_back(args.buffers.back());
   }
   size_t differ = 0;
@@ -111,7 +111,7 @@ TEST_F(X86Bf16Dot, SkinnyCSplitsByThePathTaken) {
   for (bool widen : {false, true}) {
     Expected<Artifact> art = build(spec, widen);
     ASSERT_TRUE(art.ok()) << art.error().message();
-    Expected<std::unique_ptr<StubRoutedTarget>> stub = make_in_memory_stub_target(*target_, spec, *art);
+    Expected<std::unique_ptr<StubLauncher>> stub = make_in_memory_stub_launcher(*target_, spec, *art);
     ASSERT_TRUE(stub.ok()) << stub.error().message();
     for (const Split& split : splits) {
       const std::string what = std::string(widen ? "widening" : "default") + " M=" + std::to_string(split.m) +
@@ -133,7 +133,7 @@ TEST_F(X86Bf16Dot, SkinnyCSplitsByThePathTaken) {
         {
           testing::ExecutorScope scope(counting.executor());
           ASSERT_EQ(scope.status(), TSR_OK);
-          const Status s = (*stub)->run(spec, *art, args);
+          const Status s = (*stub)->launch(spec, *art, args);
           ASSERT_TRUE(s.ok()) << what << ": " << s.error().message();
         }
         EXPECT_EQ(counting.calls(), pairs ? split.pair_calls : split.widening_calls) << what;

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "launch/stub_routed_target.h"
+#include "launch/stub_launcher.h"
 #include "oracle/reference.h"
 #include "spec/abi.h"
 #include "spec/half.h"
@@ -71,7 +71,7 @@ class SkinnyMatmul : public testing::X86Fixture {
       if (target_->device(arch).present) return arch;
     return "v2";
   }
-  std::unique_ptr<StubRoutedTarget> load(const KernelSpec& spec, const std::string& arch, Artifact& art) {
+  std::unique_ptr<StubLauncher> load(const KernelSpec& spec, const std::string& arch, Artifact& art) {
     Expected<std::string> src = target_->emit(spec, arch);
     EXPECT_TRUE(src.ok()) << (src.ok() ? "" : src.error().message());
     if (!src) return nullptr;
@@ -79,7 +79,7 @@ class SkinnyMatmul : public testing::X86Fixture {
     EXPECT_TRUE(compiled.ok()) << (compiled.ok() ? "" : compiled.error().message());
     if (!compiled) return nullptr;
     art = *compiled;
-    Expected<std::unique_ptr<StubRoutedTarget>> stub = make_in_memory_stub_target(*target_, spec, art);
+    Expected<std::unique_ptr<StubLauncher>> stub = make_in_memory_stub_launcher(*target_, spec, art);
     EXPECT_TRUE(stub.ok()) << (stub.ok() ? "" : stub.error().message());
     return stub ? std::move(*stub) : nullptr;
   }
@@ -108,14 +108,14 @@ TEST_F(SkinnyMatmul, MatchesTheReferenceWithTails) {
     for (const Kind& kind : kinds) {
       const KernelSpec spec = skinny_spec("mm_skinny", kind.dtype, kind.a, kind.b, kind.epilogue);
       Artifact art;
-      const std::unique_ptr<StubRoutedTarget> stub = load(spec, arch, art);
+      const std::unique_ptr<StubLauncher> stub = load(spec, arch, art);
       ASSERT_NE(stub, nullptr);
       for (const auto& dims : shapes) {
         const std::string what = std::string(dtype_name(kind.dtype)) + " x86:" + arch + " M=" +
                                  std::to_string(dims.at("M")) + " N=" + std::to_string(dims.at("N")) +
                                  " K=" + std::to_string(dims.at("K"));
         Inputs in = random_inputs(spec, dims, 42);
-        const Status s = stub->run(spec, art, in.args);
+        const Status s = stub->launch(spec, art, in.args);
         ASSERT_TRUE(s.ok()) << what << ": " << s.error().message();
         const std::vector<uint8_t>& out = in.args.buffers.back();
         const std::vector<ReferenceValue> ref = reference_output(spec, in.values, dims, 1);
@@ -135,7 +135,7 @@ TEST_F(SkinnyMatmul, BitIdenticalOnAnyWorkerCount) {
   const std::string arch = best_arch();
   const KernelSpec spec = skinny_spec("mm_skinny_det", DType::f32, Layout::row, Layout::row, {});
   Artifact art;
-  const std::unique_ptr<StubRoutedTarget> stub = load(spec, arch, art);
+  const std::unique_ptr<StubLauncher> stub = load(spec, arch, art);
   ASSERT_NE(stub, nullptr);
   for (int64_t m : {1, 8, 64}) {
     const std::map<std::string, int64_t> dims = {{"M", m}, {"N", 4096 + 40}, {"K", 1030}};
@@ -149,7 +149,7 @@ TEST_F(SkinnyMatmul, BitIdenticalOnAnyWorkerCount) {
       {
         testing::ExecutorScope scope(scrambled.executor());
         ASSERT_EQ(scope.status(), TSR_OK);
-        const Status s = stub->run(spec, art, args);
+        const Status s = stub->launch(spec, art, args);
         ASSERT_TRUE(s.ok()) << what << ": " << s.error().message();
       }
       EXPECT_EQ(scrambled.violations(), 0u) << what;

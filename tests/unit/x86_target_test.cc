@@ -13,7 +13,7 @@
 #include <functional>
 #include <random>
 
-#include "launch/stub_routed_target.h"
+#include "launch/stub_launcher.h"
 #include "oracle/reference.h"
 #include "spec/abi.h"
 #include "spec/half.h"
@@ -176,9 +176,9 @@ class X86Test : public ::testing::Test {
   // Launches through libtesserart from a one-kernel archive in memory, as
   // the oracle does: the x86 target has no loader of its own.
   Status run(const KernelSpec& spec, const Artifact& art, LaunchArgs& args) {
-    Expected<std::unique_ptr<StubRoutedTarget>> stub = make_in_memory_stub_target(*target_, spec, art);
+    Expected<std::unique_ptr<StubLauncher>> stub = make_in_memory_stub_launcher(*target_, spec, art);
     if (!stub) return stub.take_error();
-    return (*stub)->run(spec, art, args);
+    return (*stub)->launch(spec, art, args);
   }
 
   // Whether `arch` runs on this CPU. When it does not, the test is reported

@@ -10,7 +10,7 @@
 #include <set>
 #include <sstream>
 
-#include "launch/stub_routed_target.h"
+#include "launch/stub_launcher.h"
 #include "oracle/oracle.h"
 #include "support/file_io.h"
 #include "support/subprocess.h"
@@ -210,7 +210,7 @@ TEST_F(X86TunablesCompile, TwoSourcesLinkIntoOneObjectExportingBothEntries) {
   for (const std::string& entry : {"mm_two_tsr_entry_a", "mm_two_tsr_entry_b"}) {
     Artifact routed = *art;
     routed.entry = entry;
-    Expected<std::unique_ptr<StubRoutedTarget>> stub = make_in_memory_stub_target(*target_, spec, routed);
+    Expected<std::unique_ptr<StubLauncher>> stub = make_in_memory_stub_launcher(*target_, spec, routed);
     ASSERT_TRUE(stub.ok()) << stub.error().message();
     const OracleReport r = run_oracle(spec, **stub, routed);
     EXPECT_EQ(r.verdict, Verdict::pass) << entry << ": " << r.reason;
@@ -246,7 +246,7 @@ TEST_P(X86TunablesOracle, EveryCandidatePasses) {
   for (size_t i = 0; i < candidates.size(); ++i) {
     Artifact routed = *art;
     routed.entry = spec->name + "_tsr_entry_c" + std::to_string(i);
-    Expected<std::unique_ptr<StubRoutedTarget>> stub = make_in_memory_stub_target(*target_, *spec, routed);
+    Expected<std::unique_ptr<StubLauncher>> stub = make_in_memory_stub_launcher(*target_, *spec, routed);
     ASSERT_TRUE(stub.ok()) << stub.error().message();
     const OracleReport r = run_oracle(*spec, **stub, routed);
     EXPECT_EQ(r.verdict, Verdict::pass) << candidates[i].name << ": " << r.reason;

@@ -1,7 +1,7 @@
 // The CUDA devices present, as the compiler reports them (`tesserac targets`,
 // Target::device): read through the runtime stub's one CUDA driver loader
 // (runtime-stub/src/backend_cuda_driver.c). Launching is the stub's too: the
-// oracle runs cuda artifacts through libtesserart (launch/stub_routed_target.h).
+// oracle runs cuda artifacts through libtesserart (launch/stub_launcher.h).
 #pragma once
 
 #include <string>

@@ -71,8 +71,8 @@ class LoadedModule {
   KernelModule module_;
 };
 
-// The cuda target with the emulator as its compile step and runner; the
-// emitter and the refusals are the real target's.
+// The cuda target with the emulator as its compile step (EmulatorLauncher
+// runs the modules); the emitter and the refusals are the real target's.
 class EmulatedCudaTarget final : public Target {
  public:
   std::string kind() const override { return cuda_->kind(); }
@@ -98,19 +98,13 @@ class EmulatedCudaTarget final : public Target {
   // The emulated kernel is a host shared object, not a cubin or PTX.
   std::string artifact_file_extension(const Artifact&) const override { return ".so"; }
   DeviceInfo device(const std::string&) const override { return emulated_device(); }
-  Status run(const KernelSpec& spec, const Artifact& artifact, LaunchArgs& args) const override {
-    return emulate_launch(spec, artifact, args, options_);
-  }
   Status check_abi(const KernelSpec& spec, const Artifact& artifact) const override {
     return check_emulated_module_abi(spec, artifact);
   }
   BudgetFloor budget_floor(const KernelSpec& spec) const override { return cuda_->budget_floor(spec); }
 
-  explicit EmulatedCudaTarget(const EmulatorOptions& options) : options_(options) {}
-
  private:
   std::unique_ptr<Target> cuda_ = make_cuda_target();
-  EmulatorOptions options_;
 };
 
 }  // namespace
@@ -227,8 +221,8 @@ Status emulate_launch(const KernelSpec& spec, const Artifact& artifact, LaunchAr
   return ok();
 }
 
-std::unique_ptr<Target> make_emulated_cuda_target(const EmulatorOptions& options) {
-  return std::make_unique<EmulatedCudaTarget>(options);
+std::unique_ptr<Target> make_emulated_cuda_target() {
+  return std::make_unique<EmulatedCudaTarget>();
 }
 
 }  // namespace tsr::cuda::emu

@@ -11,6 +11,7 @@
 #include "cuda/cuda_emit_common.h"
 #include "emulator/emulator_options.h"
 #include "emulator/emulator_prelude.h"
+#include "target/launcher.h"
 #include "target/target.h"
 
 namespace tsr::cuda::emu {
@@ -51,9 +52,28 @@ Status check_emulated_module_abi(const KernelSpec& spec, const Artifact& artifac
 // The device of every emulated target: present, DeviceInfo::emulated.
 DeviceInfo emulated_device();
 
-// A Target whose runner is the emulator, so the oracle (trials, guard zones,
-// reference, determinism) runs emulated artifacts exactly as it runs devices.
-// It is deliberately not in the target registry: its verdicts are emulated.
-std::unique_ptr<Target> make_emulated_cuda_target(const EmulatorOptions& options = {});
+// The cuda target with the emulator as its compile step: its artifacts are
+// emulated modules, launched by EmulatorLauncher. It is deliberately not in
+// the target registry: its verdicts are emulated.
+std::unique_ptr<Target> make_emulated_cuda_target();
+
+// The emulator as a Launcher, so the oracle (trials, guard zones, reference,
+// determinism) runs emulated modules exactly as it runs devices. It knows no
+// oracle. `emulated` (an emulated target: make_emulated_cuda_target,
+// Target::make_emulated) gives the budget floor; the device is emulated_device().
+class EmulatorLauncher final : public Launcher {
+ public:
+  explicit EmulatorLauncher(const Target& emulated, EmulatorOptions options = {})
+      : emulated_(emulated), options_(std::move(options)) {}
+  DeviceInfo device(const std::string&) const override { return emulated_device(); }
+  BudgetFloor budget_floor(const KernelSpec& spec) const override { return emulated_.budget_floor(spec); }
+  Status launch(const KernelSpec& spec, const Artifact& artifact, LaunchArgs& args) const override {
+    return emulate_launch(spec, artifact, args, options_);
+  }
+
+ private:
+  const Target& emulated_;
+  EmulatorOptions options_;
+};
 
 }  // namespace tsr::cuda::emu

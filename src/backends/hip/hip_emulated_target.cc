@@ -1,5 +1,5 @@
-// The emulated hip target (hip_emulated_target.h): the emulator's build and
-// launch (src/backends/emulator/emulator.h) with the HIP dialect of the
+// The emulated hip target (hip_emulated_target.h): the emulator's build
+// (src/backends/emulator/emulator.h; EmulatorLauncher launches) with the HIP dialect of the
 // emulation prelude and the arch's wavefront size.
 #include "hip/hip_emulated_target.h"
 
@@ -13,8 +13,7 @@ namespace {
 
 class EmulatedHipTarget final : public Target {
  public:
-  EmulatedHipTarget(std::unique_ptr<Target> real, const cuda::emu::EmulatorOptions& options)
-      : real_(std::move(real)), options_(options) {}
+  explicit EmulatedHipTarget(std::unique_ptr<Target> real) : real_(std::move(real)) {}
 
   std::string kind() const override { return "hip"; }
   std::vector<std::string> archs() const override { return real_ ? real_->archs() : hip_arch_names(); }
@@ -39,9 +38,6 @@ class EmulatedHipTarget final : public Target {
   // The emulated kernel is a host shared object, not a code object.
   std::string artifact_file_extension(const Artifact&) const override { return ".so"; }
   DeviceInfo device(const std::string&) const override { return cuda::emu::emulated_device(); }
-  Status run(const KernelSpec& spec, const Artifact& artifact, LaunchArgs& args) const override {
-    return cuda::emu::emulate_launch(spec, artifact, args, options_);
-  }
   Status check_abi(const KernelSpec& spec, const Artifact& artifact) const override {
     return cuda::emu::check_emulated_module_abi(spec, artifact);
   }
@@ -51,14 +47,12 @@ class EmulatedHipTarget final : public Target {
 
  private:
   std::unique_ptr<Target> real_;
-  cuda::emu::EmulatorOptions options_;
 };
 
 }  // namespace
 
-std::unique_ptr<Target> make_emulated_hip_target(std::unique_ptr<Target> real,
-                                                 const cuda::emu::EmulatorOptions& options) {
-  return std::make_unique<EmulatedHipTarget>(std::move(real), options);
+std::unique_ptr<Target> make_emulated_hip_target(std::unique_ptr<Target> real) {
+  return std::make_unique<EmulatedHipTarget>(std::move(real));
 }
 
 }  // namespace tsr::hip

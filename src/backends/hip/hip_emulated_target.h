@@ -11,12 +11,12 @@
 namespace tsr::hip {
 
 // A Target whose emitter is the hip emitter (hip_emit_kernels.h) and whose
-// compile step and runner are the emulator. `real`, when given (the hip
+// compile step is the emulator's (its modules launch through
+// cuda::emu::EmulatorLauncher). `real`, when given (the hip
 // target's make_emulated() passes itself), answers kind, archs, refusals,
 // emission and the budget floor, so an emulated row is refused exactly as a
 // device row would be; without it the emulated target answers them from the
 // arch table and the emitter alone (the emulator's tests).
-std::unique_ptr<Target> make_emulated_hip_target(std::unique_ptr<Target> real = nullptr,
-                                                 const cuda::emu::EmulatorOptions& options = {});
+std::unique_ptr<Target> make_emulated_hip_target(std::unique_ptr<Target> real = nullptr);
 
 }  // namespace tsr::hip

@@ -1,6 +1,6 @@
-// A Target that hands every seam to another target, for wrappers that only
-// replace how run() launches (launch/stub_routed_target.h launches through
-// libtesserart; tests/device launches on device memory).
+// A Target that hands every seam to another target, for wrappers that
+// replace one or two (registry/registry.cc pairs a target with its emulated
+// twin; tests replace a compile step).
 #pragma once
 
 #include "target/target.h"

@@ -1,5 +1,5 @@
 // The seams every target provides (DESIGN.md §3): emitter, compile step
-// with its ABI check, device. Targets are created by the factories in src/backends/registry/registry.cc only.
+// with its ABI check, device; launching is a Launcher's (target/launcher.h). Targets are created by the factories in src/backends/registry/registry.cc only.
 #pragma once
 
 #include <cstdint>
@@ -27,12 +27,12 @@ struct ToolchainInfo {
 // What an emulated device and every verdict it gives say of themselves.
 inline constexpr const char* kEmulatedReason = "emulated on the CPU: semantics, not hardware";
 
-// Whether the runner can execute artifacts for one arch on this machine.
+// Whether artifacts for one arch can launch on this machine.
 struct DeviceInfo {
   bool present = false;
   std::string description;       // e.g. "AMD EPYC (avx2 avx512f)" or "no CUDA driver"
   int ordinal = 0;               // GPU kinds: the device ordinal that runs the arch (tsr_select_options.device)
-  bool emulated = false;         // the runner emulates the device: a pass is PASS_EMULATED, never PASS
+  bool emulated = false;         // the launcher emulates the device: a pass is PASS_EMULATED, never PASS
   // What a receipt records about a present device (docs/receipt-format.md, [device]).
   std::string name;              // "NVIDIA H200", the CPU's model name
   std::string vendor;            // PCI vendor id "0x10de"; CPUID vendor "AuthenticAMD"
@@ -43,28 +43,14 @@ struct DeviceInfo {
 struct Artifact {
   TargetName target;
   std::string kind;              // shared_object | ptx | cubin | code_object | xclbin
-  std::string entry;             // symbol the runner or stub calls
+  std::string entry;             // symbol the stub (or emulator) calls
   std::string key;               // identity + target + toolchain version, hashed
   std::string toolchain;         // tool name and exact version
   std::vector<uint8_t> bytes;
   std::map<std::string, std::string> metadata;   // target-specific (launch geometry, ...)
 };
 
-// Host-side argument set for one launch, in ABI order. With guard_bytes > 0
-// each buffer vector is [guard][payload][guard]: the oracle fills the guards
-// with a canary and checks them after the launch (docs/oracle.md), so a
-// runner passes payload(i) / payload_size(i), never buffers[i].data().
-struct LaunchArgs {
-  std::vector<std::vector<uint8_t>> buffers;   // inputs then outputs, storage dtype bytes
-  std::vector<int64_t> scalars;                // runtime scalars in ABI order
-  size_t guard_bytes = 0;                      // on each side of every buffer
-
-  uint8_t* payload(size_t i) { return buffers[i].data() + guard_bytes; }
-  const uint8_t* payload(size_t i) const { return buffers[i].data() + guard_bytes; }
-  size_t payload_size(size_t i) const { return buffers[i].size() - 2 * guard_bytes; }
-};
-
-// A tolerance floor a runner declares for its storage precision (DESIGN.md §4).
+// A tolerance floor a target declares for its storage precision (DESIGN.md §4).
 struct BudgetFloor {
   double atol = 0.0;
   double rtol = 0.0;
@@ -122,14 +108,10 @@ class Target {
   // the tools of that platform recognize the file.
   virtual std::string artifact_file_extension(const Artifact& artifact) const = 0;
 
-  // Seam 3: the device an arch runs on, and run there. Outputs are written
-  // back into args.buffers. Only launchers implement run: the stub-routed
-  // target (launch/stub_routed_target.h, every artifact of the four real
-  // targets, through libtesserart from an archive) and the emulated targets.
-  // A real target keeps no loader of its own: the default is an internal
-  // error naming the one launch path.
+  // Seam 3: the device an arch runs on here. A target does not launch: every
+  // launch goes through a Launcher (target/launcher.h), the stub's
+  // (launch/stub_launcher.h, the one hardware path) or the emulator's.
   virtual DeviceInfo device(const std::string& arch) const = 0;
-  virtual Status run(const KernelSpec& spec, const Artifact& artifact, LaunchArgs& args) const;
   virtual BudgetFloor budget_floor(const KernelSpec& spec) const = 0;
 
   // Generated candidates (docs/targets-x86.md, docs/targets-cuda.md, "Tunables
@@ -147,10 +129,11 @@ class Target {
   virtual Expected<Artifact> compile_candidates(const KernelSpec& spec, const std::string& arch,
                                                 const std::vector<std::string>& sources) const;
 
-  // The same target with the CPU emulator as its compile step and runner
-  // (docs/emulator.md; `build/test --emulate` uses it where no device is
-  // present), or nullptr when no emulator models this kind. The emulated
-  // target's device is DeviceInfo::emulated, so its passes are PASS_EMULATED.
+  // The same target with the CPU emulator as its compile step (an emulated
+  // module; docs/emulator.md; `build/test --emulate` uses it where no device
+  // is present), or nullptr when no emulator models this kind. Its modules
+  // launch through emulator/emulator.h's EmulatorLauncher; its device is
+  // DeviceInfo::emulated, so its passes are PASS_EMULATED.
   virtual std::unique_ptr<Target> make_emulated() const { return nullptr; }
 
   // Every registered target says it (TargetRegistry.EveryTargetSaysWhatItDoesAndDoesNot);

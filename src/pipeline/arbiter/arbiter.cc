@@ -14,7 +14,7 @@
 #include "progress/build_progress.h"
 #include "compile/cached_compile.h"
 #include "compile/compile.h"
-#include "launch/stub_routed_target.h"
+#include "launch/stub_launcher.h"
 #include "identity/identity.h"
 #include "oracle/route_trials.h"
 #include "support/sha256.h"
@@ -196,7 +196,7 @@ Status judge_and_measure(const KernelSpec& spec, const Target& target, const Tar
     }
     say(options, "tune: oracle " + name.str() + " " + spec.name + " " + r.name);
     const KernelSpec declared = as_declared(spec, accuracy, det);
-    Expected<std::unique_ptr<StubRoutedTarget>> routed = make_in_memory_stub_target(target, declared, *w.artifact);
+    Expected<std::unique_ptr<StubLauncher>> routed = make_in_memory_stub_launcher(target, declared, *w.artifact);
     if (!routed) {
       r.outcome = CandidateOutcome::failed;
       r.verdict = "FAIL";

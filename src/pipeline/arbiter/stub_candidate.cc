@@ -5,7 +5,7 @@
 
 #include "archive/archive_writer.h"
 #include "archive/archive_kernel.h"
-#include "launch/stub_routed_target.h"
+#include "launch/stub_launcher.h"
 #include "spec/abi.h"
 #include "spec/half.h"
 

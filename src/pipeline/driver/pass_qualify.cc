@@ -7,7 +7,7 @@
 #include "cache/compile_cache.h"
 #include "driver/emulated_oracle.h"
 #include "driver/pass_state.h"
-#include "launch/stub_routed_target.h"
+#include "launch/stub_launcher.h"
 #include "support/sha256.h"
 #include "tesserart.h"
 
@@ -44,7 +44,7 @@ void qualify_from_archive(const Job& job, const PassOptions& options, VerdictRow
     row.archive_miss = VerdictRow::ArchiveMiss::variant;
     return;
   }
-  std::unique_ptr<StubRoutedTarget> routed = make_stub_routed_target(*job.impl, options.archive, job.target);
+  std::unique_ptr<StubLauncher> routed = make_stub_launcher(*job.impl, options.archive, job.target);
   // The variant's routes: the oracle runs each inside its own bucket, as the build's check did.
   Expected<std::map<std::string, std::string>> metadata = read_variant_metadata(options.archive, index, variant);
   if (!metadata) {
@@ -73,7 +73,7 @@ void qualify_compiled(const Job& job, const Artifact& artifact, const PassOption
   OracleOptions oracle_options;
   oracle_options.seed = seed;
   oracle_options.timed_launches = options.timed_launches;
-  Expected<std::unique_ptr<StubRoutedTarget>> routed = make_in_memory_stub_target(*job.impl, *job.spec, artifact);
+  Expected<std::unique_ptr<StubLauncher>> routed = make_in_memory_stub_launcher(*job.impl, *job.spec, artifact);
   if (!routed) {
     row.report = not_run("", *job.spec, seed);
     row.report.verdict = Verdict::fail;

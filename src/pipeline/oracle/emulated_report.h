@@ -1,6 +1,6 @@
 // The oracle over an emulated build of a GPU target's source: the emulator
-// (emulator/emulator.h) is a compile step and a runner that knows no oracle;
-// this joins the two.
+// (emulator/emulator.h) is a compile step (the emulated target) and a
+// Launcher (EmulatorLauncher) that know no oracle; this joins them.
 #pragma once
 
 #include <string>
@@ -23,6 +23,7 @@ EmulatedReport emulate_oracle(const KernelSpec& spec, const std::string& arch, c
 // The same over any emulated target (make_emulated_cuda_target,
 // hip::make_emulated_hip_target, Target::make_emulated).
 EmulatedReport emulate_oracle(const Target& emulated, const KernelSpec& spec, const std::string& arch,
-                              const std::string& source, const OracleOptions& options = {});
+                              const std::string& source, const OracleOptions& options = {},
+                              const EmulatorOptions& emulator = {});
 
 }  // namespace tsr::cuda::emu

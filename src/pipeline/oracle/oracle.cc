@@ -176,11 +176,11 @@ double oracle_trial_bytes(const KernelSpec& spec) { return largest_bytes(spec, t
 namespace {
 
 // The trials and the determinism rerun on a present device: PASS or FAIL.
-OracleReport run_trials(const KernelSpec& spec, const Target& target, const Artifact& artifact,
+OracleReport run_trials(const KernelSpec& spec, const Launcher& launcher, const Artifact& artifact,
                         const std::vector<TrialShape>& shapes, const OracleOptions& options) {
   OracleReport report;
   report.seed = options.seed;
-  report.budget = effective_budget(spec, target.budget_floor(spec));
+  report.budget = effective_budget(spec, launcher.budget_floor(spec));
   const KernelAbi abi = kernel_abi(spec);
   const size_t output_slot = abi.buffers().size() - 1;   // every family has exactly one output, last
   const DType out_dtype = abi.buffers().back()->dtype;
@@ -192,7 +192,7 @@ OracleReport run_trials(const KernelSpec& spec, const Target& target, const Arti
     const std::string trial_name = std::string("trial ") + std::to_string(i) + " (" +
                                    (shape.label.empty() ? "" : shape.label + ", ") +
                                    distribution_name(shape.distribution) + (sizes.empty() ? "" : "," + sizes) + ")";
-    Status ran = target.run(spec, artifact, trial.args);
+    Status ran = launcher.launch(spec, artifact, trial.args);
     if (!ran.ok()) {
       report.verdict = Verdict::fail;
       report.reason = "launch failed: " + ran.error().message();
@@ -228,7 +228,7 @@ OracleReport run_trials(const KernelSpec& spec, const Target& target, const Arti
     // A kernel claimed deterministic must reproduce its first trial bit for bit.
     if (i == 0 && spec.determinism == Determinism::deterministic) {
       Trial again = make_trial(spec, abi, shape, i, options.seed);
-      Status reran = target.run(spec, artifact, again.args);
+      Status reran = launcher.launch(spec, artifact, again.args);
       if (options.corrupt_outputs) options.corrupt_outputs(again.args);
       report.determinism_checked = true;
       const size_t out_size = trial.args.payload_size(output_slot);
@@ -246,7 +246,7 @@ OracleReport run_trials(const KernelSpec& spec, const Target& target, const Arti
 
 // Median wall time of `launches` launches of the largest trial; the first
 // error stops it.
-Status time_launches(const KernelSpec& spec, const Target& target, const Artifact& artifact, int launches,
+Status time_launches(const KernelSpec& spec, const Launcher& launcher, const Artifact& artifact, int launches,
                      uint64_t seed, OracleReport& report) {
   const KernelAbi abi = kernel_abi(spec);
   const int largest = largest_trial(spec, abi);
@@ -254,7 +254,7 @@ Status time_launches(const KernelSpec& spec, const Target& target, const Artifac
   std::vector<double> ns;
   for (int i = 0; i < launches; ++i) {
     const auto start = std::chrono::steady_clock::now();
-    if (Status s = target.run(spec, artifact, trial.args); !s.ok()) return s;
+    if (Status s = launcher.launch(spec, artifact, trial.args); !s.ok()) return s;
     ns.push_back(std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - start).count());
   }
   std::sort(ns.begin(), ns.end());
@@ -265,9 +265,9 @@ Status time_launches(const KernelSpec& spec, const Target& target, const Artifac
 
 }  // namespace
 
-OracleReport run_oracle(const KernelSpec& spec, const Target& target, const Artifact& artifact,
+OracleReport run_oracle(const KernelSpec& spec, const Launcher& launcher, const Artifact& artifact,
                         const OracleOptions& options) {
-  const DeviceInfo device = target.device(artifact.target.arch);
+  const DeviceInfo device = launcher.device(artifact.target.arch);
   if (!device.present) return not_run(device.description, spec, options.seed);
   // A routed variant also runs every bucket's route (oracle/route_trials.h).
   Expected<std::vector<ShapeTrial>> routes = route_trials(spec, artifact.metadata);
@@ -284,9 +284,9 @@ OracleReport run_oracle(const KernelSpec& spec, const Target& target, const Arti
     return not_run("the oracle would hold " + format_bytes(need) + " for one trial of these static extents, above its " +
                        "memory budget of " + format_bytes(kOracleMemoryBudgetBytes),
                    spec, options.seed);
-  OracleReport report = run_trials(spec, target, artifact, shapes, options);
+  OracleReport report = run_trials(spec, launcher, artifact, shapes, options);
   if (report.verdict == Verdict::pass && options.timed_launches > 0)
-    if (Status timed = time_launches(spec, target, artifact, options.timed_launches, options.seed, report); !timed.ok()) {
+    if (Status timed = time_launches(spec, launcher, artifact, options.timed_launches, options.seed, report); !timed.ok()) {
       report.verdict = Verdict::fail;
       report.reason = "launch failed while timing: " + timed.error().message();
     }

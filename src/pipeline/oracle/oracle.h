@@ -10,7 +10,7 @@
 
 #include "oracle/budget.h"
 #include "oracle/route_trials.h"
-#include "target/target.h"
+#include "target/launcher.h"
 
 namespace tsr {
 
@@ -63,7 +63,9 @@ constexpr double kOracleMemoryBudgetBytes = 4.0 * (1ull << 30);
 // Peak bytes the largest trial of `spec` holds (estimated from its buffers).
 double oracle_trial_bytes(const KernelSpec& spec);
 
-OracleReport run_oracle(const KernelSpec& spec, const Target& target, const Artifact& artifact,
+// The oracle on `artifact`, every launch through `launcher` (the stub's on
+// hardware, the emulator's for PASS_EMULATED).
+OracleReport run_oracle(const KernelSpec& spec, const Launcher& launcher, const Artifact& artifact,
                         const OracleOptions& options = {});
 
 // A report for a target that could not run (no device, no toolchain, ...).

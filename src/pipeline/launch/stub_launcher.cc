@@ -1,4 +1,4 @@
-#include "launch/stub_routed_target.h"
+#include "launch/stub_launcher.h"
 
 #include "archive/archive_writer.h"
 #include "archive/archive_kernel.h"
@@ -7,27 +7,27 @@
 
 namespace tsr {
 
-StubRoutedTarget::StubRoutedTarget(const Target& inner, tsr_archive* archive, TargetName target, bool owns_archive,
-                                   std::vector<uint8_t> owned_bytes)
-    : ForwardingTarget(inner),
+StubLauncher::StubLauncher(const Target& inner, tsr_archive* archive, TargetName target, bool owns_archive,
+                           std::vector<uint8_t> owned_bytes)
+    : inner_(inner),
       archive_(archive),
       target_(std::move(target)),
       owns_archive_(owns_archive),
       owned_bytes_(std::move(owned_bytes)) {}
 
-StubRoutedTarget::~StubRoutedTarget() {
+StubLauncher::~StubLauncher() {
   tsr_kernel_unload(kernel_);
   if (owns_archive_) tsr_archive_close(archive_);
 }
 
-std::string StubRoutedTarget::route() const {
+std::string StubLauncher::route() const {
   std::lock_guard<std::mutex> lock(mutex_);
   return route_;
 }
 
 // Loaded once and kept: the determinism rerun and every trial launch the
 // same loaded variant, as an application holding a tsr_kernel would.
-Status StubRoutedTarget::load(const KernelSpec& spec) const {
+Status StubLauncher::load(const KernelSpec& spec) const {
   if (kernel_) return ok();
   // Exactly the variant under test, whatever else the archive holds and the
   // machine could run better, on the device the target found for it (the
@@ -56,7 +56,7 @@ Status StubRoutedTarget::load(const KernelSpec& spec) const {
   return ok();
 }
 
-Status StubRoutedTarget::run(const KernelSpec& spec, const Artifact&, LaunchArgs& args) const {
+Status StubLauncher::launch(const KernelSpec& spec, const Artifact&, LaunchArgs& args) const {
   std::lock_guard<std::mutex> lock(mutex_);
   if (Status loaded = load(spec); !loaded.ok()) return loaded;
   const KernelAbi abi = kernel_abi(spec);
@@ -75,13 +75,12 @@ Status StubRoutedTarget::run(const KernelSpec& spec, const Artifact&, LaunchArgs
   return ok();
 }
 
-std::unique_ptr<StubRoutedTarget> make_stub_routed_target(const Target& inner, tsr_archive* archive,
-                                                          const TargetName& target) {
-  return std::make_unique<StubRoutedTarget>(inner, archive, target);
+std::unique_ptr<StubLauncher> make_stub_launcher(const Target& inner, tsr_archive* archive, const TargetName& target) {
+  return std::make_unique<StubLauncher>(inner, archive, target);
 }
 
-Expected<std::unique_ptr<StubRoutedTarget>> make_in_memory_stub_target(const Target& inner, const KernelSpec& spec,
-                                                                       const Artifact& artifact) {
+Expected<std::unique_ptr<StubLauncher>> make_in_memory_stub_launcher(const Target& inner, const KernelSpec& spec,
+                                                                 const Artifact& artifact) {
   ArchiveContents contents;
   contents.kernels.push_back(archive_kernel(spec));
   contents.kernels.back().variants.push_back(artifact);
@@ -94,7 +93,7 @@ Expected<std::unique_ptr<StubRoutedTarget>> make_in_memory_stub_target(const Tar
   if (st != TSR_OK)
     return toolchain_error("stub: tsr_archive_open_memory: " + std::string(tsr_status_string(st)) + ": " + message);
   // The vector's heap block does not move with the vector: the archive keeps pointing into it.
-  return std::make_unique<StubRoutedTarget>(inner, archive, artifact.target, true, std::move(*bytes));
+  return std::make_unique<StubLauncher>(inner, archive, artifact.target, true, std::move(*bytes));
 }
 
 }  // namespace tsr

@@ -38,7 +38,8 @@ RunFn register_emit(CLI::App& app) {
     std::vector<KernelSpec> specs = load_specs({opts->spec}, diag);
     if (diag.has_errors()) return kExitInvalid;
     // parse_target_list accepted the kind: the registry has it.
-    Expected<std::string> source = emit_for_target(*find_target(targets->front().kind), specs.front(), targets->front());
+    const Target& target = *find_target(targets->front().kind);
+    Expected<std::string> source = emit_for_target(target, specs.front(), targets->front());
     if (!source) return report(source.error());
     if (opts->output.empty()) {
       std::cout << *source;

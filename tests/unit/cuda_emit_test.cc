@@ -5,7 +5,7 @@
 
 #include "cuda/cuda_abi_check.h"
 #include "cuda/cuda_emit_kernels.h"
-#include "cuda/cuda_launch_geometry.h"
+#include "gpu/gpu_launch_geometry.h"
 #include "cuda/cuda_target.h"
 #include "tests/unit/spec_builders.h"
 
@@ -51,7 +51,7 @@ TEST(CudaEmit, IsDeterministicAndArchIndependent) {
 
 TEST(CudaEmit, GoldenSignatures) {
   const KernelSpec ew = elementwise("ew_add_mul", DType::bf16, {Op::add, Op::mul}, rt("n"));
-  EXPECT_EQ(cuda::kernel_signature(ew, 256),
+  EXPECT_EQ(gpu::kernel_signature(ew, 256),
             "extern \"C\" __global__ void __launch_bounds__(256)\n"
             "ew_add_mul(const tsr_t* __restrict__ p_in0,\n"
             "    const tsr_t* __restrict__ p_in1,\n"
@@ -61,7 +61,7 @@ TEST(CudaEmit, GoldenSignatures) {
   using K = EpilogueOp::Kind;
   const KernelSpec mm = matmul("gemm", DType::f16, rt("M"), st(64), rt("K"), Layout::row, Layout::col,
                                {epi(K::bias), epi(K::residual)});
-  EXPECT_EQ(cuda::kernel_signature(mm, 256),
+  EXPECT_EQ(gpu::kernel_signature(mm, 256),
             "extern \"C\" __global__ void __launch_bounds__(256)\n"
             "gemm(const tsr_t* __restrict__ p_a,\n"
             "    const tsr_t* __restrict__ p_b,\n"
@@ -71,7 +71,7 @@ TEST(CudaEmit, GoldenSignatures) {
             "    long long tsr_dim0 /* M */,\n"
             "    long long tsr_dim1 /* K */)");
   const KernelSpec ln = rowwise("ln", DType::f32, RowOp::layernorm, st(4), rt("cols"), true);
-  EXPECT_EQ(cuda::kernel_signature(ln, 256),
+  EXPECT_EQ(gpu::kernel_signature(ln, 256),
             "extern \"C\" __global__ void __launch_bounds__(256)\n"
             "ln(const tsr_t* __restrict__ p_x,\n"
             "    const tsr_t* __restrict__ p_weight,\n"
@@ -97,7 +97,7 @@ TEST(CudaEmit, GoldenLaunchPlans) {
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.spec.name);
-    const cuda::LaunchPlan plan = cuda::emit_kernel(c.spec).plan;
+    const gpu::LaunchPlan plan = cuda::emit_kernel(c.spec).plan;
     EXPECT_EQ(plan.block_text(), c.block);
     EXPECT_EQ(plan.grid_text(), c.grid);
     EXPECT_EQ(plan.shared_bytes, 0);
@@ -153,10 +153,10 @@ TEST(CudaEmit, EmptyOutputsReturnBeforeAnyWork) {
 }
 
 TEST(CudaEmit, FloatLiteralsRoundTrip) {
-  EXPECT_EQ(cuda::float_literal(1.0), "1.0f");
-  EXPECT_EQ(cuda::float_literal(1e-5), "9.99999975e-06f");
-  EXPECT_EQ(cuda::float_literal(-0.125), "-0.125f");
-  EXPECT_EQ(cuda::float_literal(1e300), "__int_as_float(0x7f800000)");
+  EXPECT_EQ(gpu::float_literal(1.0), "1.0f");
+  EXPECT_EQ(gpu::float_literal(1e-5), "9.99999975e-06f");
+  EXPECT_EQ(gpu::float_literal(-0.125), "-0.125f");
+  EXPECT_EQ(gpu::float_literal(1e300), "__int_as_float(0x7f800000)");
 }
 
 // The compiler evaluates geometry with the stub's own code (one grammar, one
@@ -164,9 +164,9 @@ TEST(CudaEmit, FloatLiteralsRoundTrip) {
 TEST(CudaGeometry, EvaluatesTheGrammarWithTheStubsEvaluator) {
   const std::map<std::string, int64_t> s = {{"n", 1000}, {"M", 0}, {"big", int64_t{1} << 40}};
   using G = std::array<uint32_t, 3>;
-  const auto grid = [&](const std::string& text) { return cuda::evaluate_geometry(text, cuda::GeometryKind::grid, s); };
-  const auto error = [&](const std::string& text, cuda::GeometryKind kind = cuda::GeometryKind::grid) {
-    Expected<G> g = cuda::evaluate_geometry(text, kind, s);
+  const auto grid = [&](const std::string& text) { return gpu::evaluate_geometry(text, gpu::GeometryKind::grid, s); };
+  const auto error = [&](const std::string& text, gpu::GeometryKind kind = gpu::GeometryKind::grid) {
+    Expected<G> g = gpu::evaluate_geometry(text, kind, s);
     return g.ok() ? std::string("ok") : g.error().message();
   };
   EXPECT_EQ(*grid("256,1,1"), (G{256, 1, 1}));
@@ -179,34 +179,34 @@ TEST(CudaGeometry, EvaluatesTheGrammarWithTheStubsEvaluator) {
   EXPECT_EQ(error("1,big,1"), "cuda.grid '1,big,1' exceeds the grid limit (x 2^31-1, y and z 65535)");
   EXPECT_EQ(error("1,65535,65535"), "ok");
   EXPECT_EQ(error("2147483648,1,1"), "cuda.grid '2147483648,1,1' exceeds the grid limit (x 2^31-1, y and z 65535)");
-  EXPECT_EQ(error("1024,1,1", cuda::GeometryKind::block), "ok");
-  EXPECT_EQ(error("1,1,65", cuda::GeometryKind::block),
+  EXPECT_EQ(error("1024,1,1", gpu::GeometryKind::block), "ok");
+  EXPECT_EQ(error("1,1,65", gpu::GeometryKind::block),
             "cuda.block '1,1,65' exceeds the block limit (x and y 1024, z 64)");
-  EXPECT_EQ(error("64,32,1", cuda::GeometryKind::block), "cuda.block '64,32,1' has more than 1024 threads per block");
+  EXPECT_EQ(error("64,32,1", gpu::GeometryKind::block), "cuda.block '64,32,1' has more than 1024 threads per block");
 }
 
 // Every artifact's geometry is checked at build time where it is static.
 TEST(CudaGeometry, BuildTimeCheckOfTheLaunchPlan) {
-  cuda::LaunchPlan plan;
+  gpu::LaunchPlan plan;
   plan.block_x = 256;
   plan.grid_x = "cdiv(n,1024)";
-  EXPECT_TRUE(cuda::check_launch_geometry(plan, {"n"}).ok());
+  EXPECT_TRUE(gpu::check_launch_geometry(plan, {"n"}).ok());
   plan.grid_y = "cdiv(0,128)";   // an empty static problem: the stub launches nothing
-  EXPECT_TRUE(cuda::check_launch_geometry(plan, {"n"}).ok());
+  EXPECT_TRUE(gpu::check_launch_geometry(plan, {"n"}).ok());
   plan.grid_y = "cdiv(10000000,128)";   // a static M past grid y
-  Status s = cuda::check_launch_geometry(plan, {"n"});
+  Status s = gpu::check_launch_geometry(plan, {"n"});
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(s.error().kind(), ErrorKind::invalid_input);
   EXPECT_EQ(s.error().message(),
             "launch grid 'cdiv(n,1024),cdiv(10000000,128),1' exceeds the grid limit (x 2^31-1, y and z 65535)");
   plan.grid_y = "1";
-  s = cuda::check_launch_geometry(plan, {});   // n is not a scalar of the ABI: an emitter bug
+  s = gpu::check_launch_geometry(plan, {});   // n is not a scalar of the ABI: an emitter bug
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(s.error().kind(), ErrorKind::internal);
   EXPECT_EQ(s.error().message(),
             "internal: cuda launch grid 'cdiv(n,1024),1,1' does not parse or names an unknown scalar");
   plan.block_x = 2048;
-  s = cuda::check_launch_geometry(plan, {"n"});
+  s = gpu::check_launch_geometry(plan, {"n"});
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(s.error().message(), "internal: cuda launch block '2048,1,1' exceeds the block limit (x and y 1024, z 64)");
 }

@@ -73,7 +73,7 @@ TEST(CudaTunables, CandidateSourceCarriesItsGeometry) {
   ASSERT_TRUE(wide.ok());
   EXPECT_EQ(wide->rfind("// tesserac candidate bm128.bn64.bk8.tm8.tn4\n", 0), 0u);
   EXPECT_NE(wide->find("__shared__ float As[8][128 + 4];"), std::string::npos);
-  const cuda::LaunchPlan plan = cuda::launch_plan_for_source(spec, *wide);
+  const gpu::LaunchPlan plan = cuda::launch_plan_for_source(spec, *wide);
   EXPECT_EQ(plan.grid_text(), "cdiv(N,64),cdiv(M,128),1");
   EXPECT_EQ(plan.block_text(), "256,1,1");
   EXPECT_EQ(cuda::launch_plan_for_source(spec, *cuda->emit(spec, "sm_90")).grid_text(), "cdiv(N,64),cdiv(M,64),1");

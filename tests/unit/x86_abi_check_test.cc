@@ -108,7 +108,8 @@ TEST_F(X86AbiCheck, BytesThatAreNotAnX86ObjectAreAnErrorNotACrash) {
 class DropsWorkspace final : public ForwardingTarget {
  public:
   using ForwardingTarget::ForwardingTarget;
-  Expected<Artifact> compile(const KernelSpec& spec, const std::string& arch, const std::string& source) const override {
+  Expected<Artifact> compile(const KernelSpec& spec, const std::string& arch,
+                             const std::string& source) const override {
     std::string broken = source;
     const std::string from = "__asm__(\"" + spec.name + "_tsr_entry_workspace\")";
     broken.replace(broken.find(from), from.size(), "__asm__(\"" + spec.name + "_renamed\")");

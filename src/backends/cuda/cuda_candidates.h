@@ -1,4 +1,4 @@
-// Generated candidates of the cuda target (issue 14 item 3; docs/targets-cuda.md,
+// Generated candidates of the cuda target (docs/targets-cuda.md,
 // "Tunables and generated candidates"): the f32 FMA-tile matmul's blocking and
 // the elementwise block size. Each candidate is its own artifact (one source,
 // entry = the kernel's name), so a candidate's source names itself on its first
@@ -17,9 +17,9 @@ namespace tsr::cuda {
 std::vector<GeneratedCandidate> cuda_candidates(const KernelSpec& spec);
 // One candidate's source and geometry; every name but "default" adds the line
 // `// tesserac candidate <name>` in front of the default's text layout.
-EmittedKernel emit_cuda_candidate(const KernelSpec& spec, const GeneratedCandidate& candidate);
+gpu::EmittedKernel emit_cuda_candidate(const KernelSpec& spec, const GeneratedCandidate& candidate);
 // The geometry `source` was emitted for: that of the candidate its first line
 // names, else the default's (an edited or hand-written source).
-LaunchPlan launch_plan_for_source(const KernelSpec& spec, const std::string& source);
+gpu::LaunchPlan launch_plan_for_source(const KernelSpec& spec, const std::string& source);
 
 }  // namespace tsr::cuda

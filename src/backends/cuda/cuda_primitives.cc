@@ -4,25 +4,11 @@
 // src/backends/emulator/emulator_prelude.cc.
 #include "cuda/cuda_primitives.h"
 
+#include "gpu/gpu_emit_common.h"
+
 namespace tsr::cuda {
 
 namespace {
-
-// Global memory: scalar, 16-byte vector and 4-byte pair accesses. One place,
-// so the emulator can check every global access the emitters make.
-const char* kMemory = R"(struct alignas(16) tsr_v16 { unsigned x, y, z, w; };
-template <class T> __device__ __forceinline__ T tsr_ldg(const T* __restrict__ p, long long i) { return p[i]; }
-template <class T> __device__ __forceinline__ void tsr_stg(T* __restrict__ p, long long i, T v) { p[i] = v; }
-__device__ __forceinline__ void tsr_ldg_v16(const void* p, long long vi, unsigned* w) {
-  const tsr_v16 r = reinterpret_cast<const tsr_v16*>(p)[vi];
-  w[0] = r.x; w[1] = r.y; w[2] = r.z; w[3] = r.w;
-}
-__device__ __forceinline__ void tsr_stg_v16(void* p, long long vi, const unsigned* w) {
-  tsr_v16 r; r.x = w[0]; r.y = w[1]; r.z = w[2]; r.w = w[3];
-  reinterpret_cast<tsr_v16*>(p)[vi] = r;
-}
-__device__ __forceinline__ void tsr_stg_u32(void* p, unsigned v) { *reinterpret_cast<unsigned*>(p) = v; }
-)";
 
 const char* kBarrier = "__device__ __forceinline__ void tsr_syncthreads() { __syncthreads(); }\n";
 
@@ -83,8 +69,6 @@ __device__ __forceinline__ void tsr_mma_m16n8k16(float* d, const unsigned* a, co
 
 }  // namespace
 
-const char* global_memory_primitives() { return kMemory; }
-
 PrimitiveSet primitives_for(const KernelSpec& spec) {
   PrimitiveSet set;
   set.half_conversions = spec.dtype != DType::f32;
@@ -97,7 +81,7 @@ std::string primitives_source(const PrimitiveSet& set, DType storage) {
   std::string s = "// GPU primitives (inline PTX). The CPU emulator compiles this file with TSR_EMULATED\n"
                   "// defined and its own definitions of the same names (docs/emulator.md).\n"
                   "#ifndef TSR_EMULATED\n";
-  s += kMemory;
+  s += gpu::global_memory_primitives();
   s += kBarrier;
   if (set.half_conversions) s += kHalf;
   if (set.warp_shuffle) s += kShuffle;

@@ -29,9 +29,4 @@ PrimitiveSet primitives_for(const KernelSpec& spec);
 // for the tensor-core group.
 std::string primitives_source(const PrimitiveSet& set, DType storage);
 
-// tsr_ldg, tsr_stg, tsr_ldg_v16, tsr_stg_v16, tsr_stg_u32: plain C++ that
-// any dialect compiles; the hip target writes them in its primitive block too,
-// so the emulator's checked twins serve both.
-const char* global_memory_primitives();
-
 }  // namespace tsr::cuda

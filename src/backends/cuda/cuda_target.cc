@@ -11,7 +11,7 @@
 #include "cuda/cuda_archs.h"
 #include "cuda/cuda_emit_kernels.h"
 #include "cuda/cuda_devices.h"
-#include "cuda/cuda_launch_geometry.h"
+#include "gpu/gpu_launch_geometry.h"
 #include "cuda/cuda_toolkit.h"
 #include "target/target_candidates.h"
 
@@ -72,8 +72,8 @@ class CudaTarget final : public Target {
       return invalid_input("kernel '" + spec.name + "': " + why);
     // The launch geometry, checked with the stub's own evaluator where it is static.
     const KernelAbi abi = kernel_abi(spec);
-    const cuda::LaunchPlan plan = cuda::launch_plan_for_source(spec, source);
-    if (Status s = cuda::check_launch_geometry(plan, abi.scalar_names()); !s)
+    const gpu::LaunchPlan plan = cuda::launch_plan_for_source(spec, source);
+    if (Status s = gpu::check_launch_geometry(plan, abi.scalar_names()); !s)
       return with_spec(spec, arch, "launch geometry check", s.error());
     const cuda::CudaToolkit& tk = cuda::cuda_toolkit();
     const ToolchainInfo info = tk.info();
@@ -87,7 +87,8 @@ class CudaTarget final : public Target {
     // The PTX a cubin is assembled from: check_abi sees only the cubin, whose
     // parameter records carry sizes, not which parameters are pointers.
     if (sm)
-      if (Status s = cuda::check_ptx_abi(*ptx, spec.name, abi); !s) return with_spec(spec, arch, "ABI check", s.error());
+      if (Status s = cuda::check_ptx_abi(*ptx, spec.name, abi); !s)
+        return with_spec(spec, arch, "ABI check", s.error());
 
     Artifact artifact;
     artifact.target = {"cuda", arch};

@@ -1,7 +1,7 @@
 // Build and launch of emulated cuda kernels (docs/emulator.md): clang builds
 // the emitted source as host C++ (System V AMD64 psABI shared object) against
 // the emulation prelude; the launch geometry is the cuda target's own metadata
-// (docs/targets-cuda.md grammar, evaluated by cuda_launch_geometry, i.e. the
+// (docs/targets-cuda.md grammar, evaluated by gpu/gpu_launch_geometry, i.e. the
 // runtime stub's tsr_cuda_eval_triple).
 #include "emulator/emulator.h"
 
@@ -14,7 +14,7 @@
 #include "support/subprocess.h"
 #include "cuda/cuda_candidates.h"
 #include "cuda/cuda_emit_kernels.h"
-#include "cuda/cuda_launch_geometry.h"
+#include "gpu/gpu_launch_geometry.h"
 #include "cuda/cuda_target.h"
 #include "emulator/block_scheduler.h"
 #include "emulator/emulator_prelude.h"
@@ -186,8 +186,8 @@ Status emulate_launch(const KernelSpec& spec, const Artifact& artifact, LaunchAr
   for (size_t i = 0; i < buffers.size(); ++i) empty &= buffers[i]->role != Role::output || args.payload_size(i) == 0;
   if (empty) return ok();
   const std::string prefix = artifact.target.kind + ".";
-  const auto grid = evaluate_geometry(metadata(artifact, prefix + "grid"), GeometryKind::grid, scalars);
-  const auto block = evaluate_geometry(metadata(artifact, prefix + "block"), GeometryKind::block, scalars);
+  const auto grid = gpu::evaluate_geometry(metadata(artifact, prefix + "grid"), gpu::GeometryKind::grid, scalars);
+  const auto block = gpu::evaluate_geometry(metadata(artifact, prefix + "block"), gpu::GeometryKind::block, scalars);
   if (!grid || !block)
     return invalid_input("emulator: launch geometry of '" + spec.name + "': " +
                          (grid ? block.error() : grid.error()).message());

@@ -1,5 +1,5 @@
-// The CPU emulator for the cuda target's generated source (issue 9;
-// docs/emulator.md): the emitted CUDA C++ is built as host C++ against the
+// The CPU emulator for the cuda target's generated source
+// (docs/emulator.md): the emitted CUDA C++ is built as host C++ against the
 // emulation prelude and launched with one fiber per GPU thread. The results
 // are semantics, not hardware: an emulated pass is never a hardware PASS.
 #pragma once
@@ -8,7 +8,7 @@
 #include <string>
 
 #include "spec/kernel_spec.h"
-#include "cuda/cuda_emit_common.h"
+#include "gpu/gpu_emit_common.h"
 #include "emulator/emulator_options.h"
 #include "emulator/emulator_prelude.h"
 #include "target/launcher.h"
@@ -30,7 +30,7 @@ struct EmulatedKind {
   std::string kind;
   EmulatedDialect dialect = EmulatedDialect::cuda;
   int wave_size = 32;
-  LaunchPlan plan;
+  gpu::LaunchPlan plan;
 };
 Expected<Artifact> build_emulated_module(const KernelSpec& spec, const std::string& arch, const std::string& source,
                                          const EmulatedKind& kind);

@@ -1,4 +1,4 @@
-// Racecheck of block shared memory (issue 9 item 2; the hazard kinds are
+// Racecheck of block shared memory (the hazard kinds are
 // compute-sanitizer's: read-after-write, write-after-read, write-after-write).
 // Two accesses to the same byte by different threads of a block, at least one
 // of them a write, with no completed __syncthreads between them, are a hazard:

@@ -4,8 +4,7 @@
 // is the shared polynomial text (src/backends/target/vector_math_text.h) at one lane.
 #include "hip/hip_emit_common.h"
 
-#include "cuda/cuda_emit_common.h"
-#include "cuda/cuda_primitives.h"
+#include "gpu/gpu_emit_common.h"
 #include "target/vector_math_text.h"
 
 namespace tsr::hip {
@@ -130,7 +129,7 @@ std::string hip_prelude(const KernelSpec& spec, const HipArch& arch) {
        "// defined and its own definitions of the same names (docs/emulator.md).\n"
        "#ifndef TSR_EMULATED\n";
   s += kKeywords;
-  s += cuda::global_memory_primitives();
+  s += gpu::global_memory_primitives();
   if (spec.dtype == DType::f16) s += kHalf;
   s += "#endif  // TSR_EMULATED\n\n";
   s += kThreads;
@@ -143,8 +142,8 @@ std::string hip_prelude(const KernelSpec& spec, const HipArch& arch) {
   s += kMathTypes;
   s += vector_math_text();
   s += kMathNames;
-  s += cuda::storage_support(spec.dtype);
-  if (spec.family == Family::rowwise) s += cuda::block_reductions(arch.wave_size);
+  s += gpu::storage_support(spec.dtype);
+  if (spec.family == Family::rowwise) s += gpu::block_reductions(arch.wave_size);
   return s + "\n";
 }
 

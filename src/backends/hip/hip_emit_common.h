@@ -1,6 +1,6 @@
 // The HIP prelude of every kernel the hip target emits (clang AMDGPU builtins;
 // the family code itself is shared with the cuda target through
-// cuda::GpuDialect).
+// gpu::GpuDialect).
 #pragma once
 
 #include <string>

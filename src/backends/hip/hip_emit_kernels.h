@@ -5,7 +5,7 @@
 #pragma once
 
 #include "spec/kernel_spec.h"
-#include "cuda/cuda_emit_common.h"
+#include "gpu/gpu_emit_common.h"
 #include "hip/hip_archs.h"
 
 namespace tsr::hip {
@@ -15,7 +15,7 @@ namespace tsr::hip {
 // hip.shared_bytes with plan.write_metadata(metadata, "hip").
 struct EmittedHipKernel {
   std::string source;
-  cuda::LaunchPlan plan;
+  gpu::LaunchPlan plan;
 };
 
 // `extern "C" __global__` named spec.name, parameters in ABI order (buffers

@@ -9,7 +9,7 @@
 // order is not modelled by the emulator).
 #include "hip/hip_emit_matmul.h"
 
-#include "cuda/cuda_emit_kernels.h"
+#include "gpu/gpu_emit_families.h"
 
 namespace tsr::hip {
 
@@ -44,13 +44,13 @@ std::string tile_load(const std::string& tile, const std::string& ptr, bool k_co
 
 }  // namespace
 
-cuda::EmittedKernel emit_matmul_mfma(const KernelSpec& spec, const cuda::GpuDialect& dialect) {
+gpu::EmittedKernel emit_matmul_mfma(const KernelSpec& spec, const gpu::GpuDialect& dialect) {
   const MatmulSpec& m = spec.matmul();
-  const std::string args = cuda::matmul_epilogue_args(m);
-  std::string s = dialect.prelude + mfma_wrapper(spec.dtype) + cuda::matmul_epilogue_function(spec);
-  s += cuda::kernel_signature(spec, 256) + " {\n";
-  s += "  const long long M = " + cuda::dim_expr(spec, m.m) + ", N = " + cuda::dim_expr(spec, m.n) +
-       ", K = " + cuda::dim_expr(spec, m.k) + ";\n  if (M == 0 || N == 0) return;\n";
+  const std::string args = gpu::matmul_epilogue_args(m);
+  std::string s = dialect.prelude + mfma_wrapper(spec.dtype) + gpu::matmul_epilogue_function(spec);
+  s += gpu::kernel_signature(spec, 256) + " {\n";
+  s += "  const long long M = " + gpu::dim_expr(spec, m.m) + ", N = " + gpu::dim_expr(spec, m.n) +
+       ", K = " + gpu::dim_expr(spec, m.k) + ";\n  if (M == 0 || N == 0) return;\n";
   s += R"(  // LDS tiles of 16-bit bits, k contiguous: a lane's 4 k values are one 8-byte read.
   __shared__ tsr_t As[64][16 + 4];   // [m][k]
   __shared__ tsr_t Bs[64][16 + 4];   // [n][k]
@@ -87,10 +87,10 @@ cuda::EmittedKernel emit_matmul_mfma(const KernelSpec& spec, const cuda::GpuDial
   s += "    if (row < M && col < N) tsr_st(p_c, row * N + col, tsr_epilogue(acc[r], row, col, N" + args + "));\n";
   s += "  }\n}\n";
 
-  cuda::EmittedKernel k{std::move(s), {}};
+  gpu::EmittedKernel k{std::move(s), {}};
   k.plan.block_x = 256;
-  k.plan.grid_x = cuda::grid_cdiv(m.n, 64);
-  k.plan.grid_y = cuda::grid_cdiv(m.m, 64);
+  k.plan.grid_x = gpu::grid_cdiv(m.n, 64);
+  k.plan.grid_y = gpu::grid_cdiv(m.m, 64);
   return k;
 }
 

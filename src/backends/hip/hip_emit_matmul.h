@@ -4,12 +4,12 @@
 #pragma once
 
 #include "spec/kernel_spec.h"
-#include "cuda/cuda_emit_common.h"
+#include "gpu/gpu_emit_common.h"
 
 namespace tsr::hip {
 
 // 64x64 block tiles of 4 wavefronts (wave64), each a 32x32 MFMA tile; K in
 // steps of 16 through LDS; the epilogue on the f32 accumulators before the store.
-cuda::EmittedKernel emit_matmul_mfma(const KernelSpec& spec, const cuda::GpuDialect& dialect);
+gpu::EmittedKernel emit_matmul_mfma(const KernelSpec& spec, const gpu::GpuDialect& dialect);
 
 }  // namespace tsr::hip

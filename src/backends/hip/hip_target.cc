@@ -7,7 +7,7 @@
 #include "spec/abi.h"
 #include "support/sha256.h"
 #include "target/compile_step_error.h"
-#include "cuda/cuda_launch_geometry.h"
+#include "gpu/gpu_launch_geometry.h"
 #include "hip/hip_abi_check.h"
 #include "hip/hip_archs.h"
 #include "hip/hip_devices.h"
@@ -52,8 +52,8 @@ class HipTarget final : public Target {
       return invalid_input("kernel '" + spec.name + "': " + why);
     // The launch geometry, checked with the stub's own evaluator where it is static.
     const KernelAbi abi = kernel_abi(spec);
-    const cuda::LaunchPlan plan = hip::emit_kernel(spec, *hip::find_hip_arch(arch)).plan;
-    if (Status s = cuda::check_launch_geometry(plan, abi.scalar_names()); !s)
+    const gpu::LaunchPlan plan = hip::emit_kernel(spec, *hip::find_hip_arch(arch)).plan;
+    if (Status s = gpu::check_launch_geometry(plan, abi.scalar_names()); !s)
       return with_spec(spec, arch, "launch geometry check", s.error());
     const ToolchainInfo tc = hip::find_hip_clang();
     if (!tc.found) return unavailable("target hip:" + arch + " unavailable: " + tc.why_unavailable);

@@ -1,5 +1,6 @@
 // The seams every target provides (DESIGN.md §3): emitter, compile step
-// with its ABI check, device; launching is a Launcher's (target/launcher.h). Targets are created by the factories in src/backends/registry/registry.cc only.
+// with its ABI check, device; launching is a Launcher's (target/launcher.h).
+// Targets are created by the factories in src/backends/registry/registry.cc only.
 #pragma once
 
 #include <cstdint>
@@ -56,7 +57,7 @@ struct BudgetFloor {
   double rtol = 0.0;
 };
 
-// One generated variant of a kernel on one target/arch (issue 14 item 3):
+// One generated variant of a kernel on one target/arch:
 // the emitter's tunables fixed to values. "default" comes first and is what
 // emit() writes, byte for byte; the others are named by their tunables
 // ("mr4.nv2.kc128.mc64"), so a name is stable across builds and readable in

@@ -1,5 +1,5 @@
 // Tunables of the x86 emitters and the candidates generated from them
-// (issue 14 item 3; docs/targets-x86.md, "Tunables and generated candidates").
+// (docs/targets-x86.md, "Tunables and generated candidates").
 // The register budget follows the x86-64 psABI levels: 16 vector registers
 // for SSE/AVX2 (v2, v3), 32 for AVX-512 (v4).
 #include <string>

@@ -1,4 +1,4 @@
-// The closed table of delegates (issue 14): vendor library functions a spec's
+// The closed table of delegates: vendor library functions a spec's
 // `kernel_call` candidate may name. It is extended only here, in code, so a
 // spec can never make tesserac (or the stub) dlopen an arbitrary library.
 #pragma once

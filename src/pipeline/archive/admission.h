@@ -1,4 +1,4 @@
-// Admission (issue 10 item 4; docs/receipt-format.md, "Admission"): attach to
+// Admission (docs/receipt-format.md, "Admission"): attach to
 // an archive the hardware receipts that match a variant exactly, report the
 // receipts that match nothing, and name, for each variant left without one,
 // the first field that differs from the closest receipt.

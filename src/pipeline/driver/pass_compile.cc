@@ -102,7 +102,8 @@ void compile_pass(PassState& state) {
           options.progress->step(next, to_compile.size(), "compile", s->job->target.str(), s->job->spec->name);
       }
       const PassClock::time_point start = PassClock::now();
-      Expected<Artifact> artifact = compile_emitted(*s->job->impl, *s->job->spec, s->job->target, s->toolchain, s->source);
+      const Job& job = *s->job;
+      Expected<Artifact> artifact = compile_emitted(*job.impl, *job.spec, job.target, s->toolchain, s->source);
       std::lock_guard<std::mutex> lock(mutex);
       s->row.compile_ms += ms_since(start);
       s->artifact = std::move(artifact);

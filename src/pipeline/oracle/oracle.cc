@@ -286,7 +286,8 @@ OracleReport run_oracle(const KernelSpec& spec, const Launcher& launcher, const 
                    spec, options.seed);
   OracleReport report = run_trials(spec, launcher, artifact, shapes, options);
   if (report.verdict == Verdict::pass && options.timed_launches > 0)
-    if (Status timed = time_launches(spec, launcher, artifact, options.timed_launches, options.seed, report); !timed.ok()) {
+    if (Status timed = time_launches(spec, launcher, artifact, options.timed_launches, options.seed, report);
+        !timed.ok()) {
       report.verdict = Verdict::fail;
       report.reason = "launch failed while timing: " + timed.error().message();
     }

@@ -1,4 +1,4 @@
-// Ed25519 signatures over receipts (issue 10 item 6), with OpenSSL.
+// Ed25519 signatures over receipts, with OpenSSL (docs/receipt-format.md).
 //
 // A signed receipt is the canonical receipt bytes followed by one trailer
 // line, a TOML comment so the file stays one valid TOML document:

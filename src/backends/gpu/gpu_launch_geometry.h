@@ -11,9 +11,9 @@
 #include <vector>
 
 #include "support/error.h"
-#include "cuda/cuda_emit_common.h"
+#include "gpu/gpu_emit_common.h"
 
-namespace tsr::cuda {
+namespace tsr::gpu {
 
 enum class GeometryKind { grid, block };
 
@@ -30,4 +30,4 @@ Expected<std::array<uint32_t, 3>> evaluate_geometry(const std::string& text, Geo
 // problem (a component of 0) passes: the stub launches nothing for it.
 Status check_launch_geometry(const LaunchPlan& plan, const std::vector<std::string>& scalar_names);
 
-}  // namespace tsr::cuda
+}  // namespace tsr::gpu

@@ -1,12 +1,12 @@
-// Elementwise family for the cuda target (CUDA C++ Programming Guide: grid-stride
-// loops, 16-byte vector accesses). One 16-byte vector per thread per step, a
+// Elementwise family for the CUDA and HIP dialects (CUDA C++ Programming
+// Guide: grid-stride loops, 16-byte vector accesses). One 16-byte vector per thread per step, a
 // scalar tail, and a scalar path when any pointer is not 16-byte aligned.
 #include <string>
 
 #include "spec/abi.h"
-#include "cuda/cuda_emit_kernels.h"
+#include "gpu/gpu_emit_families.h"
 
-namespace tsr::cuda {
+namespace tsr::gpu {
 
 namespace {
 
@@ -25,8 +25,6 @@ std::string apply_function(const ElementwiseSpec& e) {
 }
 
 }  // namespace
-
-EmittedKernel emit_elementwise(const KernelSpec& spec) { return emit_elementwise(spec, {prelude(spec), 32}); }
 
 EmittedKernel emit_elementwise(const KernelSpec& spec, const GpuDialect& dialect, int block) {
   const ElementwiseSpec& e = spec.elementwise();
@@ -64,13 +62,4 @@ EmittedKernel emit_elementwise(const KernelSpec& spec, const GpuDialect& dialect
   return k;
 }
 
-EmittedKernel emit_kernel(const KernelSpec& spec) {
-  switch (spec.family) {
-    case Family::elementwise: return emit_elementwise(spec);
-    case Family::matmul: return emit_matmul(spec);
-    case Family::rowwise: return emit_rowwise(spec);
-  }
-  return {};
-}
-
-}  // namespace tsr::cuda
+}  // namespace tsr::gpu

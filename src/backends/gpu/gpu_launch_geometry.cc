@@ -1,7 +1,7 @@
 // The compiler's side of the one geometry evaluator (runtime-stub/src/
 // backend_cuda_geometry.c; CUDA C++ Programming Guide, "Technical
 // Specifications per Compute Capability").
-#include "cuda/cuda_launch_geometry.h"
+#include "gpu/gpu_launch_geometry.h"
 
 #include <cstring>
 
@@ -9,7 +9,7 @@ extern "C" {
 #include "tesserart_compiler.h"
 }
 
-namespace tsr::cuda {
+namespace tsr::gpu {
 
 namespace {
 
@@ -56,4 +56,4 @@ Status check_launch_geometry(const LaunchPlan& plan, const std::vector<std::stri
   return ok();
 }
 
-}  // namespace tsr::cuda
+}  // namespace tsr::gpu

@@ -4,9 +4,9 @@
 // second sweep writes y and re-reads x from L1/L2.
 #include <string>
 
-#include "cuda/cuda_emit_kernels.h"
+#include "gpu/gpu_emit_families.h"
 
-namespace tsr::cuda {
+namespace tsr::gpu {
 
 namespace {
 
@@ -73,8 +73,6 @@ RowCode row_code(const RowwiseSpec& r, int wave_size) {
 
 }  // namespace
 
-EmittedKernel emit_rowwise(const KernelSpec& spec) { return emit_rowwise(spec, {prelude(spec), 32}); }
-
 EmittedKernel emit_rowwise(const KernelSpec& spec, const GpuDialect& dialect) {
   const RowwiseSpec& r = spec.rowwise();
   const RowCode code = row_code(r, dialect.wave_size);
@@ -122,4 +120,4 @@ EmittedKernel emit_rowwise(const KernelSpec& spec, const GpuDialect& dialect) {
   return k;
 }
 
-}  // namespace tsr::cuda
+}  // namespace tsr::gpu

@@ -1,6 +1,8 @@
-// Shared pieces of the CUDA C++ emitters (CUDA C++ Programming Guide; PTX ISA
-// 8.x for the inline cvt/ldmatrix/mma/cp.async instructions). The emitted
-// source includes no toolkit header, so NVRTC needs no include path.
+// What the CUDA and HIP C++ emitters share (CUDA C++ Programming Guide; the
+// HIP dialect is the same language here): launch plans, the dialect, the
+// storage dtype's loads and stores, reductions over a wave, the kernel
+// signature and expressions. The emitted source includes no toolkit header,
+// so NVRTC and hipcc need no include path.
 #pragma once
 
 #include <cstdint>
@@ -9,7 +11,7 @@
 
 #include "spec/kernel_spec.h"
 
-namespace tsr::cuda {
+namespace tsr::gpu {
 
 // Launch geometry recorded in Artifact.metadata (docs/targets-cuda.md).
 // Each grid component is `INT`, `NAME` or `cdiv(INT_OR_NAME,INT)`.
@@ -38,9 +40,6 @@ struct EmittedKernel {
   std::string source;
   LaunchPlan plan;
 };
-
-// Header comment, dtype typedefs, conversions, loads/stores and reductions.
-std::string prelude(const KernelSpec& spec);
 
 // The storage dtype's tsr_t, conversions (through the primitives
 // tsr_cvt_*), scalar and 16-byte vector loads and stores.
@@ -80,4 +79,9 @@ std::string float_literal(double v);
 // Elements per 16-byte vector of the storage dtype.
 int vector_width(DType t);
 
-}  // namespace tsr::cuda
+// tsr_ldg, tsr_stg, tsr_ldg_v16, tsr_stg_v16, tsr_stg_u32: plain C++ that
+// any dialect compiles; each dialect writes them in its primitive block, so
+// the emulator's checked twins serve both.
+const char* global_memory_primitives();
+
+}  // namespace tsr::gpu

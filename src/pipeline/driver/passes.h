@@ -16,8 +16,8 @@ namespace tsr {
 // One row per job, in job order: every pass of the list, in order.
 std::vector<VerdictRow> run_passes(const std::vector<Job>& jobs, const PassOptions& options);
 
-// The passes' names in the order run_passes runs them, for
-// `tesserac build --print-passes` and docs/architecture.md.
+// The passes' names in the order run_passes runs them (docs/architecture.md
+// lists them; tests/unit/pass_list_doc_test.cc keeps the two the same).
 std::vector<const char*> pass_names();
 
 }  // namespace tsr

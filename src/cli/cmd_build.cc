@@ -2,13 +2,9 @@
 // compile every spec for every target, run the oracle where a device is
 // present, and write the fat archive (and/or loose artifacts with a
 // manifest). Any FAIL writes nothing.
-#include <algorithm>
 #include <chrono>
-#include <filesystem>
 #include <iostream>
-#include <map>
 #include <memory>
-#include <nlohmann/json.hpp>
 
 #include "cli/command_files.h"
 #include "cli/commands.h"
@@ -19,15 +15,13 @@
 #include "cli/verdict_gate.h"
 #include "archive/archive_writer.h"
 #include "driver/assemble_archive.h"
-#include "driver/build_report.h"
 #include "driver/depfile.h"
+#include "driver/out_dir.h"
 #include "driver/plan.h"
 #include "driver/passes.h"
 #include "driver/verdict_table.h"
 #include "loader/spec_loader.h"
 #include "support/file_io.h"
-#include "support/sha256.h"
-#include "registry/registry.h"
 
 namespace tsr::cli {
 
@@ -44,12 +38,6 @@ struct BuildOptions {
   TuneOptions tune_options;     // --tune-rounds
 };
 
-// Rows with an artifact come from a registered target: it was compiled there.
-std::string artifact_file_name(const VerdictRow& row) {
-  const std::string ext = find_target(row.target.kind)->artifact_file_extension(*row.artifact);
-  return row.kernel + "." + row.target.kind + "_" + row.target.arch + ext;
-}
-
 // Every file the build may write; --out-dir's artifacts once their kinds are known.
 std::vector<CommandPath> build_outputs(const BuildOptions& opts, const std::vector<VerdictRow>& rows) {
   std::vector<CommandPath> outputs;
@@ -60,7 +48,7 @@ std::vector<CommandPath> build_outputs(const BuildOptions& opts, const std::vect
   if (!opts.out_dir.empty()) {
     outputs.push_back({"--out-dir", opts.out_dir + "/manifest.json"});
     for (const VerdictRow& row : rows)
-      if (row.artifact) outputs.push_back({"--out-dir", opts.out_dir + "/" + artifact_file_name(row)});
+      if (row.artifact) outputs.push_back({"--out-dir", opts.out_dir + "/" + loose_artifact_name(row)});
   }
   return outputs;
 }
@@ -70,57 +58,9 @@ void add_tune_options(CLI::App* sub, TuneOptions& tune) {
       ->check(CLI::Range(1, 1000));
 }
 
-// One message per kernel none of whose rows compiled a variant (every
-// target planned was unsupported or unavailable): an archive would hold
-// the kernel with nothing to launch.
-std::vector<std::string> kernels_without_variants(const std::vector<KernelSpec>& specs,
-                                                  const std::vector<VerdictRow>& rows) {
-  std::vector<std::string> out;
-  for (const KernelSpec& spec : specs) {
-    std::map<std::string, int> by_status;   // "unavailable" (no toolchain), "unsupported", ...
-    bool compiled = false;
-    for (const VerdictRow& r : rows) {
-      if (r.kernel != spec.name) continue;
-      compiled = compiled || r.artifact.has_value();
-      ++by_status[row_status(r)];
-    }
-    if (compiled) continue;
-    std::string counts;
-    for (const auto& [status, n] : by_status) counts += (counts.empty() ? "" : ", ") + std::to_string(n) + " " + status;
-    out.push_back("kernel '" + spec.name + "' has no variant to ship: every target planned is " + counts +
-                  " (see the table)");
-  }
-  return out;
-}
-
+// --out-dir DIR: the loose artifacts and manifest.json (driver/out_dir.h).
 int write_out_dir(const std::string& dir, const std::vector<VerdictRow>& rows) {
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  if (ec) return report_error("cannot create '" + dir + "': " + ec.message(), kExitToolchain);
-  nlohmann::ordered_json entries = nlohmann::ordered_json::array();
-  for (const VerdictRow& row : rows) {
-    if (!row.artifact) continue;
-    const std::string name = artifact_file_name(row);
-    Status written = write_file_atomic(dir + "/" + name, row.artifact->bytes);
-    if (!written.ok()) return report(written.error());
-    nlohmann::ordered_json e;
-    e["kernel"] = row.kernel;
-    e["identity"] = row.identity;
-    e["target"] = row.target.str();
-    e["artifact"] = name;
-    e["artifact_kind"] = row.artifact->kind;
-    e["entry"] = row.artifact->entry;
-    e["sha256"] = sha256_hex(row.artifact->bytes.data(), row.artifact->bytes.size());
-    e["key"] = row.artifact->key;
-    e["toolchain"] = row.artifact->toolchain;
-    e["verdict"] = verdict_name(row.report.verdict);
-    e["reason"] = row.report.reason;
-    entries.push_back(e);
-  }
-  nlohmann::ordered_json manifest;
-  manifest["tesserac"] = TESSERAC_VERSION;
-  manifest["artifacts"] = entries;
-  Status written = write_file_atomic(dir + "/manifest.json", manifest.dump(2) + "\n");
+  Status written = write_loose_artifacts(dir, rows);
   return written.ok() ? kExitOk : report(written.error());
 }
 

@@ -1,7 +1,7 @@
 // `tesserac test` and `build` qualify x86 artifacts through libtesserart
-// (issue 8, "one launch path"): the route is recorded in the verdict, the
-// stub's own launch validation is what checks the arguments, and the x86
-// target has no loader of its own left to fall back on.
+// (docs/oracle.md, "Launch path"): the route is recorded in the verdict, the
+// stub's own launch validation is what checks the arguments, and no target
+// has a loader of its own to fall back on.
 #include <gtest/gtest.h>
 
 #include <type_traits>
@@ -80,7 +80,7 @@ static_assert(Launches<StubLauncher> && Launches<cuda::emu::EmulatorLauncher>);
 
 // test --archive on an archive holding every tier: each row runs exactly
 // its own tier (tsr_select_options.arch), not the best one this CPU runs;
-// the stub-routed target refuses any other selection by name.
+// the stub launcher refuses any other selection by name.
 TEST_F(OracleLaunchPath, ArchiveRowsRunExactlyTheirTier) {
   if (tsr_x86_level() < 3) GTEST_SKIP() << "needs a CPU with at least two x86 tiers to choose between";
   ArchiveContents contents;

@@ -13,6 +13,9 @@ namespace {
 // Elements per task: enough to hide a task's dispatch, small enough to spread
 // a bandwidth-bound pass over many cores. Fixed, so the split is the shape's.
 constexpr int kTaskElements = 32768;
+// How far ahead the vector pass prefetches: 4 KiB measured best of 1-16 KiB
+// for f32 silu on one core (docs/performance.md, "Elementwise").
+constexpr int kPrefetchBytes = 4096;
 
 std::string pipeline_description(const ElementwiseSpec& e) {
   std::string s = "v = in0";
@@ -36,8 +39,16 @@ std::string vector_pass(const KernelSpec& spec, int unroll) {
   // unroll > 1 (a generated candidate): the same instructions per vector,
   // more vectors in flight per loop step.
   if (unroll > 1) os << "#pragma clang loop unroll_count(" << unroll << ")\n";
-  os << "  for (int64_t i = 0; i < count * VW; i += VW) {\n"
-     << "    tsr_vec v = tsr_load_vec(in0 + i);\n";
+  os << "  for (int64_t i = 0; i < count * VW; i += VW) {\n";
+  // Software prefetch a fixed distance ahead, every operand read and the
+  // output for writing: with the math between loads, the hardware prefetcher
+  // alone keeps too few lines in flight (docs/performance.md, "Elementwise").
+  // Prefetches never fault and change no value.
+  for (const CParam& p : c_params(spec))
+    if (p.is_buffer)
+      os << "    __builtin_prefetch((const char*)(" << p.c_name << " + i) + TSR_PREFETCH_BYTES"
+         << (p.is_output ? ", 1" : "") << ");\n";
+  os << "    tsr_vec v = tsr_load_vec(in0 + i);\n";
   int next = 1;
   for (Op op : e.ops) {
     if (op_is_binary(op))
@@ -85,6 +96,7 @@ std::string emit_elementwise(const KernelSpec& spec, const Tier& tier, const Emi
   os << emit_prelude(spec, tier, "elementwise over n = " + e.n.str() + " elements: " + pipeline_description(e),
                      choice.entry_suffix);
   os << "enum { TASK_ELEMENTS = " << kTaskElements << " }; /* elements per task, whatever the worker count */\n"
+     << "enum { TSR_PREFETCH_BYTES = " << kPrefetchBytes << " }; /* software prefetch distance */\n"
      << "_Static_assert(TASK_ELEMENTS % VW == 0, \"tasks start on whole vectors\");\n\n"
      << emit_vector_io(spec, tier) << vector_pass(spec, choice.unroll) << element_range(spec)
      << emit_launch_struct(spec, "  int64_t dim_count;\n")

@@ -15,18 +15,9 @@ namespace {
 // worker count, with enough work per task to hide its dispatch.
 constexpr int kTaskElements = 32768;
 
-// fma, max and the horizontal sum of the row reductions.
+// max and the horizontal sum of the row reductions (tsr_vfma is the vector math's).
 std::string rowwise_vector_helpers(const Tier& tier) {
   std::ostringstream os;
-  // a * b + c rounded once where the tier has FMA; v2 has none, so nothing can fuse there.
-  if (tier.fma) {
-    const char* fma = tier.arch == "v4" ? "_mm512_fmadd_ps" : "_mm256_fmadd_ps";
-    const char* reg = tier.arch == "v4" ? "__m512" : "__m256";
-    os << "TSR_INLINE tsr_vec tsr_vfma(tsr_vec a, tsr_vec b, tsr_vec c) { return (tsr_vec)" << fma << "((" << reg
-       << ")a, (" << reg << ")b, (" << reg << ")c); }\n";
-  } else {
-    os << "TSR_INLINE tsr_vec tsr_vfma(tsr_vec a, tsr_vec b, tsr_vec c) { return a * b + c; }\n";
-  }
   const char* max_intrinsic = tier.arch == "v4" ? "_mm512_max_ps" : tier.arch == "v3" ? "_mm256_max_ps" : "_mm_max_ps";
   const char* native = tier.arch == "v4" ? "__m512" : tier.arch == "v3" ? "__m256" : "__m128";
   os << "TSR_INLINE tsr_vec tsr_vmax(tsr_vec a, tsr_vec b) { return (tsr_vec)" << max_intrinsic << "((" << native

@@ -31,8 +31,32 @@ std::string emit_vector_math(const Tier& tier) {
      << "typedef int32_t tsr_ivec __attribute__((ext_vector_type(VW)));\n"
      << "typedef uint32_t tsr_u32vec __attribute__((ext_vector_type(VW)));\n"
      << "typedef double tsr_dvec __attribute__((ext_vector_type(VW)));\n"
-     << "TSR_INLINE tsr_vec tsr_vsqrt(tsr_vec v) { return (tsr_vec)" << prefix << "_sqrt_ps((" << reg << ")v); }\n"
-     << "/* whether any lane of a comparison result is set */\n";
+     << "TSR_INLINE tsr_vec tsr_vsqrt(tsr_vec v) { return (tsr_vec)" << prefix << "_sqrt_ps((" << reg << ")v); }\n";
+  // a * b + c rounded once where the tier has FMA (v3, v4); v2 has none, so
+  // nothing fuses there and the math takes its FMA-free forms (TSR_HAVE_FMA 0).
+  if (tier.fma)
+    os << "#define TSR_HAVE_FMA 1\n"
+       << "TSR_INLINE tsr_vec tsr_vfma(tsr_vec a, tsr_vec b, tsr_vec c) { return (tsr_vec)" << prefix << "_fmadd_ps(("
+       << reg << ")a, (" << reg << ")b, (" << reg << ")c); }\n";
+  else
+    os << "#define TSR_HAVE_FMA 0\n"
+       << "TSR_INLINE tsr_vec tsr_vfma(tsr_vec a, tsr_vec b, tsr_vec c) { return a * b + c; }\n";
+  // 1/s for s in [1, 2], to be refined by the caller's remainder step:
+  // VRCP14PS (relative error < 2^-14) on v4; on v3 RCPPS (1.5 * 2^-12) with
+  // one Newton step (about 2^-22); v2 divides.
+  if (v4)
+    os << "TSR_INLINE tsr_vec tsr_vrecip(tsr_vec s) { return (tsr_vec)_mm512_rcp14_ps((__m512)s); }\n"
+       << "/* p 2^n for integer-valued n, rounded once (VSCALEFPS) */\n"
+       << "#define TSR_HAVE_SCALEF 1\n"
+       << "TSR_INLINE tsr_vec tsr_vldexp(tsr_vec p, tsr_vec n) { return (tsr_vec)_mm512_scalef_ps((__m512)p, (__m512)n); }\n";
+  else if (v3)
+    os << "TSR_INLINE tsr_vec tsr_vrecip(tsr_vec s) {\n"
+       << "  const tsr_vec r = (tsr_vec)_mm256_rcp_ps((__m256)s);\n"
+       << "  return tsr_vfma(r, tsr_vfma(-s, r, (tsr_vec)1.0f), r);\n}\n"
+       << "#define TSR_HAVE_SCALEF 0\n";
+  else
+    os << "TSR_INLINE tsr_vec tsr_vrecip(tsr_vec s) { return 1.0f / s; }\n#define TSR_HAVE_SCALEF 0\n";
+  os << "/* whether any lane of a comparison result is set */\n";
   if (v4) os << "TSR_INLINE int tsr_any(tsr_ivec m) { return _mm512_movepi32_mask((__m512i)m) != 0; }\n";
   else os << "TSR_INLINE int tsr_any(tsr_ivec m) { return " << prefix << "_movemask_ps((" << reg << ")m) != 0; }\n";
   os << vector_math_text() << "\n";

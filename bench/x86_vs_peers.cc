@@ -2,8 +2,9 @@
 // (docs/performance.md, "x86"; issue 11 items 4 and 5): f32 matmul against
 // OpenBLAS (pinned to its best kernels for this CPU) and oneDNN, bf16 matmul
 // against oneDNN, elementwise and rowwise kernels against a bandwidth loop
-// over the same bytes; each line for 1 thread and for all cores, with the
-// speed ratio to the best peer and the goal MET / MISSED. Always exits 0:
+// over the same bytes and oneDNN's primitive for the op; each line for 1
+// thread and for all cores, with the speed ratio to the best peer (matmul) or
+// to each peer (memory-bound) and the goals MET / MISSED. Always exits 0:
 // goals are reported, not enforced (they are not tests).
 //
 //   x86_vs_peers [--only TEXT] [TIER...]   TEXT: run the lines whose name contains it
@@ -44,13 +45,12 @@ void run_tier(const Bench& b, const std::string& arch, int cpus) {
   for (int64_t n : {1024, 2048, 4096}) matmul_line(b, arch, DType::f32, n, n, n, n >= 4096 ? 3 : 7, 1.0, "");
   for (int64_t m : {1, 8, 64}) matmul_line(b, arch, DType::f32, m, big, big, 11, 0.9, "");
   scaling_line(b, arch, 2048, cpus);
-  for (DType t : {DType::f32, DType::bf16})
-    for (Op op : {Op::silu, Op::gelu_tanh, Op::gelu_erf}) elementwise_line(b, arch, t, op);
+  for (DType t : {DType::f32, DType::bf16, DType::f16})
+    for (Op op : {Op::silu, Op::gelu_tanh, Op::gelu_erf, Op::exp, Op::sigmoid}) elementwise_line(b, arch, t, op);
   elementwise_line(b, arch, DType::f32, Op::add);
-  rowwise_line(b, arch, DType::f32, RowOp::softmax);
-  rowwise_line(b, arch, DType::f32, RowOp::rmsnorm);
-  rowwise_line(b, arch, DType::bf16, RowOp::rmsnorm);
-  rowwise_line(b, arch, DType::f32, RowOp::layernorm);
+  for (DType t : {DType::f32, DType::bf16, DType::f16})
+    for (RowOp op : {RowOp::softmax, RowOp::log_softmax, RowOp::rmsnorm, RowOp::layernorm})
+      rowwise_line(b, arch, t, op);
 }
 
 // bf16 matmul: the goal is the AMX tier's (>= 0.9x oneDNN's AMX matmul); x86:v4

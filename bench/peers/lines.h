@@ -31,9 +31,9 @@ void matmul_line(const Bench& b, const std::string& arch, DType dtype, int64_t m
 // All-core speed / 1-thread speed of ours and each peer, interleaved in one loop.
 void scaling_line(const Bench& b, const std::string& arch, int64_t n, int cpus);
 
-// One elementwise op over 16 Mi elements against the bandwidth loop over the same bytes.
+// One elementwise op over 16 Mi elements against the bandwidth loop over the same bytes and oneDNN.
 void elementwise_line(const Bench& b, const std::string& arch, DType dtype, Op op);
-// One rowwise op on 4096 x 4096 against the bandwidth loop over the same bytes.
+// One rowwise op on 4096 x 4096 against the bandwidth loop over the same bytes and oneDNN.
 void rowwise_line(const Bench& b, const std::string& arch, DType dtype, RowOp op);
 
 }  // namespace tsr::bench

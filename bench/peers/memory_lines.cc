@@ -1,14 +1,21 @@
 // Memory-bound lines: an elementwise or rowwise kernel against a plain loop
-// that reads and writes the same bytes (bandwidth.h). A kernel whose math
-// keeps up with memory measures 1.0x; scalar transcendentals show as a
-// ratio well below it.
+// that reads and writes the same bytes (bandwidth.h) and against oneDNN's
+// primitive for the same op (onednn_memory.h). A kernel whose math keeps up
+// with memory measures 1.0x the loop; scalar transcendentals show as a ratio
+// well below it.
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
+#include <functional>
+#include <memory>
 
 #include "bandwidth.h"
 #include "inputs.h"
 #include "lines.h"
+#include "onednn_memory.h"
 #include "ours.h"
 #include "report.h"
+#include "spec/half.h"
 #include "timing.h"
 
 namespace tsr::bench {
@@ -19,6 +26,13 @@ constexpr int kRepeats = 15;
 constexpr double kOmpQuiet = 0.01;   // libgomp's idle spin, as in matmul_lines.cc
 constexpr int64_t kElements = int64_t{16} << 20;
 constexpr int64_t kRows = 4096, kCols = 4096;
+// Goals: the loop's speed for f32, 0.8 of it for 16-bit types (their
+// conversions cost more per byte moved), and 1.5x oneDNN's primitive
+// where it has one with math in it (not for add: both only move bytes).
+constexpr double kLoopGoalF32 = 0.9, kLoopGoal16 = 0.8, kOnednnGoal = 1.5;
+
+// Makes oneDNN's primitive for the line writing `out`, or says why there is none.
+using MakeOnednn = std::function<std::unique_ptr<OnednnMemoryBound>(void* out, std::string& why)>;
 
 // Reads `inputs` arrays of `count` elements and writes one, as the kernel does.
 void run_loop(DType dtype, int inputs, LaunchArgs& args, std::vector<uint8_t>& out, int64_t count) {
@@ -34,28 +48,58 @@ void run_loop(DType dtype, int inputs, LaunchArgs& args, std::vector<uint8_t>& o
                       reinterpret_cast<uint16_t*>(out.data()), count);
 }
 
-// Times `ours` against the loop over the same bytes in each mode.
+// Largest |ours - peer| over the largest |peer|, both in the line's dtype:
+// catches a peer computing another function (say, the other gelu).
+double relative_difference(const std::vector<uint8_t>& ours, const std::vector<uint8_t>& peer, DType dtype,
+                           int64_t count) {
+  double diff = 0, scale = 0;
+  for (int64_t i = 0; i < count; ++i) {
+    const double p = load_element(peer.data(), dtype, i);
+    diff = std::max(diff, std::fabs(load_element(ours.data(), dtype, i) - p));
+    scale = std::max(scale, std::fabs(p));
+  }
+  return scale > 0 ? diff / scale : diff;
+}
+
+// Times ours, the loop over the same bytes and oneDNN in each mode.
 void memory_line(const Bench& b, const std::string& arch, const std::string& what, const KernelSpec& spec,
-                 LaunchArgs& args, int inputs, int64_t count) {
+                 LaunchArgs& args, int inputs, int64_t count, const Goal& onednn_goal, const MakeOnednn& make_onednn) {
   std::string why;
   const std::unique_ptr<Compiled> ours = compile(b.target, spec, arch, why);
   if (!ours) {
     for (const Mode& mode : b.modes) report_not_run(mode.label, what, why);
     return;
   }
-  std::vector<uint8_t> out(args.buffers.back().size());
+  std::vector<uint8_t> out(args.buffers.back().size()), out_dnnl(args.buffers.back().size());
   const double bytes = double(inputs + 1) * double(count) * dtype_size(spec.dtype);
+  const std::vector<PeerGoal> goals = {{"loop", Goal{spec.dtype == DType::f32 ? kLoopGoalF32 : kLoopGoal16, ""}},
+                                       {"oneDNN", onednn_goal}};
   for (const Mode& mode : b.modes) {
     enter(mode);
-    const std::vector<Contender> contenders = {
-        {"ours x86:" + arch, [&] { (void)ours->run(args); }},
-        {"loop", [&] { run_loop(spec.dtype, inputs, args, out, count); }, mode.threads > 1 ? kOmpQuiet : 0}};
+    const double quiet = mode.threads > 1 ? kOmpQuiet : 0;
+    std::vector<Contender> contenders = {{"ours x86:" + arch, [&] { (void)ours->run(args); }},
+                                         {"loop", [&] { run_loop(spec.dtype, inputs, args, out, count); }, quiet}};
+    // After enter(mode): oneDNN fixes its threading when the primitive is made.
+    std::string dnnl_why;
+    const std::unique_ptr<OnednnMemoryBound> dnnl = make_onednn(out_dnnl.data(), dnnl_why);
+    if (dnnl) contenders.push_back({"oneDNN", [&] { dnnl->run(); }, quiet});
     const std::vector<double> t = median_seconds(kRepeats, contenders);
-    char extra[96];
-    std::snprintf(extra, sizeof extra, "\n    median of %d; loop reads %d and writes 1 array%s", kRepeats, inputs,
+    std::vector<Measured> peers;
+    for (size_t i = 1; i < contenders.size(); ++i) peers.push_back({contenders[i].name, t[i]});
+    std::vector<Absent> absent;
+    if (!dnnl) absent.push_back({"oneDNN", dnnl_why});
+    char extra[256];
+    std::snprintf(extra, sizeof extra, "median of %d; loop reads %d and writes 1 array%s", kRepeats, inputs,
                   spec.dtype == DType::f32 ? " of f32" : " of 16-bit elements");
-    report_line(mode.label, what, {contenders[0].name, t[0]}, {{contenders[1].name, t[1]}}, bytes, Work::bytes,
-                Goal{0.9, ""}, extra);
+    std::string detail = extra;
+    if (dnnl) {
+      std::snprintf(extra, sizeof extra, "; oneDNN impl %s; max |ours - oneDNN| / max |oneDNN| = %.2g",
+                    dnnl->implementation().c_str(),
+                    relative_difference(args.buffers.back(), out_dnnl, spec.dtype, count));
+      detail += extra;
+    }
+    report_line_per_peer(mode.label, what, {contenders[0].name, t[0]}, peers, absent, bytes, Work::bytes, goals,
+                         detail);
   }
 }
 
@@ -75,7 +119,12 @@ void elementwise_line(const Bench& b, const std::string& arch, DType dtype, Op o
   for (int i = 0; i < inputs; ++i) args.buffers.push_back(random_values(dtype, kElements, -4.0, 4.0, 3 + i));
   args.buffers.emplace_back(static_cast<size_t>(kElements) * dtype_size(dtype));
   args.scalars = {kElements};
-  memory_line(b, arch, what, s, args, inputs, kElements);
+  std::vector<const void*> in;
+  for (int i = 0; i < inputs; ++i) in.push_back(args.buffers[i].data());
+  const Goal onednn_goal = op == Op::add ? Goal{0, "oneDNN's binary add moves the same bytes"} : Goal{kOnednnGoal, ""};
+  memory_line(b, arch, what, s, args, inputs, kElements, onednn_goal, [&](void* out, std::string& why) {
+    return OnednnMemoryBound::elementwise(op, dtype, kElements, in, out, why);
+  });
 }
 
 void rowwise_line(const Bench& b, const std::string& arch, DType dtype, RowOp op) {
@@ -93,7 +142,10 @@ void rowwise_line(const Bench& b, const std::string& arch, DType dtype, RowOp op
   LaunchArgs args;
   args.buffers = {random_values(dtype, kRows * kCols, -4.0, 4.0, 5),
                   std::vector<uint8_t>(static_cast<size_t>(kRows * kCols) * dtype_size(dtype))};
-  memory_line(b, arch, what, s, args, 1, kRows * kCols);
+  const void* in = args.buffers[0].data();
+  memory_line(b, arch, what, s, args, 1, kRows * kCols, Goal{kOnednnGoal, ""}, [&](void* out, std::string& why) {
+    return OnednnMemoryBound::rowwise(op, dtype, kRows, kCols, r.eps.value_or(0), in, out, why);
+  });
 }
 
 }  // namespace tsr::bench

@@ -25,6 +25,10 @@ std::string rate(double seconds, double work, Work unit) {
   return buf;
 }
 
+void print_time(const Measured& m, double work, Work unit) {
+  std::printf("    %-14s %9.3f ms  %s\n", m.name.c_str(), m.seconds * 1e3, rate(m.seconds, work, unit).c_str());
+}
+
 // "goal >= 1.00 MET" / "goal >= 0.90 MISSED by 12%" / the reason there is none.
 std::string judge(const std::string& line, double ratio, const Goal& goal) {
   if (goal.ratio <= 0) return goal.why_none.empty() ? "no goal" : "no goal (" + goal.why_none + ")";
@@ -43,10 +47,10 @@ void report_line(const std::string& mode, const std::string& what, const Measure
                  const std::vector<Measured>& peers, double work, Work unit, const Goal& goal,
                  const std::string& extra) {
   std::printf("[%s] %s\n", mode.c_str(), what.c_str());
-  std::printf("    %-14s %9.3f ms  %s\n", ours.name.c_str(), ours.seconds * 1e3, rate(ours.seconds, work, unit).c_str());
+  print_time(ours, work, unit);
   const Measured* best = nullptr;
   for (const Measured& p : peers) {
-    std::printf("    %-14s %9.3f ms  %s\n", p.name.c_str(), p.seconds * 1e3, rate(p.seconds, work, unit).c_str());
+    print_time(p, work, unit);
     if (!best || p.seconds < best->seconds) best = &p;
   }
   if (!best) {
@@ -59,6 +63,25 @@ void report_line(const std::string& mode, const std::string& what, const Measure
               judge(line, ratio, goal).c_str(), extra.c_str());
 }
 
+void report_line_per_peer(const std::string& mode, const std::string& what, const Measured& ours,
+                          const std::vector<Measured>& peers, const std::vector<Absent>& absent, double work,
+                          Work unit, const std::vector<PeerGoal>& goals, const std::string& extra) {
+  std::printf("[%s] %s\n", mode.c_str(), what.c_str());
+  print_time(ours, work, unit);
+  for (const Measured& p : peers) print_time(p, work, unit);
+  for (const Absent& a : absent) std::printf("    %-14s absent: %s\n", a.name.c_str(), a.why.c_str());
+  for (const Measured& p : peers) {
+    const double ratio = p.seconds / ours.seconds;
+    Goal goal;
+    for (const PeerGoal& g : goals)
+      if (g.peer == p.name) goal = g.goal;
+    std::printf("    speed ratio = %s time / our time = %.2f; %s\n", p.name.c_str(), ratio,
+                judge("[" + mode + "] " + what + " vs " + p.name, ratio, goal).c_str());
+  }
+  for (const Absent& a : absent) std::printf("    no ratio to %s (absent), so no goal against it\n", a.name.c_str());
+  if (!extra.empty()) std::printf("    %s\n", extra.c_str());
+}
+
 void report_not_run(const std::string& mode, const std::string& what, const std::string& why) {
   std::printf("[%s] %s\n    NOT RUN: %s\n", mode.c_str(), what.c_str(), why.c_str());
 }
@@ -68,7 +91,7 @@ void report_ratio(const std::string& what, double ratio, const Goal& goal, const
 }
 
 void print_summary() {
-  std::printf("\nGoals (issue 11 item 5), speed ratio against the best peer:\n");
+  std::printf("\nGoals (issue 11 item 5, issue 26), speed ratio = the named peer's time / our time:\n");
   int met = 0;
   for (const Verdict& v : verdicts()) {
     const bool ok = v.ratio >= v.goal;

@@ -12,6 +12,7 @@
 //   ./fit qc -0.75 0.75 11 1.25     erfc(a) e^(a^2) for a in [0.5, 2], in a - 1.25
 //   ./fit tail 0 0.25 8             a erfc(a) e^(a^2) in w = 1/a^2, a >= 2
 //   ./fit log -0.29289321881 0.41421356237 8   (ln(1+f) - f + f^2/2) / f^3
+//   ./fit exp -0.34657359 0.34657359 3   (e^r - 1 - r) / r^2, |r| <= ln2/2 (16-bit outputs)
 #include <mpfr.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,10 +48,15 @@ static void f_log(mpfr_t o, const mpfr_t f) {
   mpfr_log1p(o, f, MPFR_RNDN); mpfr_sub(o, o, f, MPFR_RNDN); mpfr_sqr(tmp1, f, MPFR_RNDN); mpfr_div_ui(tmp1, tmp1, 2, MPFR_RNDN);
   mpfr_add(o, o, tmp1, MPFR_RNDN); mpfr_pow_ui(tmp1, f, 3, MPFR_RNDN); mpfr_div(o, o, tmp1, MPFR_RNDN);
 }
+// exp: P(r) = (e^r - 1 - r) / r^2, so e^r = 1 + r + r^2 P(r) (the 16-bit outputs' exp)
+static void f_exp(mpfr_t o, const mpfr_t r) {
+  if (mpfr_zero_p(r)) { mpfr_set_d(o, 0.5, MPFR_RNDN); return; }
+  mpfr_expm1(o, r, MPFR_RNDN); mpfr_sub(o, o, r, MPFR_RNDN); mpfr_sqr(tmp1, r, MPFR_RNDN); mpfr_div(o, o, tmp1, MPFR_RNDN);
+}
 int main(int argc, char** argv) {
   if (argc > 5) center = atof(argv[5]);
   const char* which = argv[1]; double a = atof(argv[2]), b = atof(argv[3]); int deg = atoi(argv[4]);
-  fn_t f = !strcmp(which,"erf") ? f_erf : !strcmp(which,"tanh") ? f_tanh : !strcmp(which,"log") ? f_log : !strcmp(which,"q") ? f_q : !strcmp(which,"qc") ? f_qc : f_tail;
+  fn_t f = !strcmp(which,"erf") ? f_erf : !strcmp(which,"tanh") ? f_tanh : !strcmp(which,"log") ? f_log : !strcmp(which,"exp") ? f_exp : !strcmp(which,"q") ? f_q : !strcmp(which,"qc") ? f_qc : f_tail;
   mpfr_inits2(PREC, tmp1, tmp2, tmp3, (mpfr_ptr)0);
   int n = deg + 1;
   mpfr_t fx[64], c[64], x, t, pi;

@@ -75,6 +75,8 @@ struct Accuracy {
   int64_t nan_mismatches = 0;      // a NaN reference without a NaN, or a limit (below) not met
   uint16_t nan_mismatch_input = 0;
   int64_t limits = 0;              // infinite inputs whose formula is NaN but whose limit is 0
+  int64_t zero_sign_mismatches = 0;  // a zero result of the other sign (silu(-0) is -0)
+  uint16_t zero_sign_input = 0;
 };
 
 class X86MathExhaustive : public testing::X86Fixture {
@@ -103,7 +105,10 @@ class X86MathExhaustive : public testing::X86Fixture {
       uint16_t got;
       std::memcpy(&got, args.buffers[1].data() + 2 * i, 2);
       const double x = value_of(static_cast<uint16_t>(i), t);
-      if (std::isnan(x)) continue;   // NaN in, NaN out is the storage rule, not the math
+      if (std::isnan(x)) {   // NaN in, NaN out
+        if (!std::isnan(value_of(got, t))) ++a.nan_mismatches, a.nan_mismatch_input = static_cast<uint16_t>(i);
+        continue;
+      }
       const long double ref = exact(op, x);
       // silu and gelu at -inf: the double formula gives inf/inf or -inf*0,
       // the function's limit is 0, which is what the kernel must store.
@@ -111,6 +116,7 @@ class X86MathExhaustive : public testing::X86Fixture {
       if (std::isnan(ref) && std::isinf(x) && zero_limit) {
         ++a.limits;
         if (value_of(got, t) != 0.0) ++a.nan_mismatches, a.nan_mismatch_input = static_cast<uint16_t>(i);
+        if (std::signbit(value_of(got, t)) != std::signbit(x)) ++a.zero_sign_mismatches, a.zero_sign_input = static_cast<uint16_t>(i);
         continue;
       }
       if (std::isnan(ref)) {
@@ -126,6 +132,7 @@ class X86MathExhaustive : public testing::X86Fixture {
       }
       const int32_t ulp = std::abs(ordered(got) - ordered(want));
       a.exact += ulp == 0;
+      if ((want & 0x7fff) == 0 && got != want) ++a.zero_sign_mismatches, a.zero_sign_input = static_cast<uint16_t>(i);
       if (ulp > a.max_ulp) a.max_ulp = ulp, a.worst_input = static_cast<uint16_t>(i);
     }
     return a;
@@ -154,6 +161,7 @@ TEST_F(X86MathExhaustive, EveryBf16AndF16Input) {
                      a.max_ulp, a.worst_input);
         EXPECT_GT(a.compared, 30000);   // sqrt and rsqrt: the negative half is NaN
         EXPECT_EQ(a.nan_mismatches, 0) << "first at input 0x" << std::hex << a.nan_mismatch_input;
+        EXPECT_EQ(a.zero_sign_mismatches, 0) << "first at input 0x" << std::hex << a.zero_sign_input;
         EXPECT_GE(static_cast<double>(a.exact) / a.compared, kMinCorrectlyRounded);
         EXPECT_LE(a.max_ulp, kMaxUlp) << "at input 0x" << std::hex << a.worst_input;
       }

@@ -159,7 +159,7 @@ class X86VectorMath : public ::testing::TestWithParam<std::string> {
     src << "#include <math.h>\n#include <stdint.h>\n#include <immintrin.h>\n"
         << "#define TSR_INLINE static inline __attribute__((always_inline, unused))\n"
         << "#define TSR_VECTOR_FN __attribute__((min_vector_width(" << tier.vector_floats * 32 << ")))\n"
-        << x86::emit_vector_math(tier)
+        << x86::emit_vector_math(tier, DType::f32)
         << "#define EXPORT(name, expr) TSR_VECTOR_FN __attribute__((visibility(\"default\"))) void name(\\\n"
         << "    const float* x, float* y, int64_t n) {\\\n"
         << "  for (int64_t i = 0; i < n; i += VW) { const tsr_vec v = *(const tsr_uvec*)(x + i); *(tsr_uvec*)(y + i) = expr; } }\n";

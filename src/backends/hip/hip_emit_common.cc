@@ -94,6 +94,7 @@ TSR_INLINE int tsr_any(tsr_ivec m) { return m.x != 0; }
 TSR_INLINE tsr_vec tsr_vfma(tsr_vec a, tsr_vec b, tsr_vec c) { return (tsr_vec)fmaf(a.x, b.x, c.x); }
 TSR_INLINE tsr_vec tsr_vrecip(tsr_vec s) { return 1.0f / s; }
 #define TSR_HAVE_SCALEF 0
+#define TSR_MATH_16 0
 )";
 
 const char* kMathNames = R"(// The libm names the shared family code uses, on the polynomials above.

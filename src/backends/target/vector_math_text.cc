@@ -38,11 +38,25 @@ TSR_INLINE tsr_vec tsr_vldexp(tsr_vec p, tsr_vec n) {
 }
 #endif
 
-/* e^r * 2^n for |r| <= ln2/2, n in [-152, 192]: Cephes expf polynomial */
+/* e^r * 2^n for |r| <= ln2/2, n in [-152, 192]: 1 + r + r^2 P(r) with Cephes
+ * expf's P (6 terms); for bf16 outputs (TSR_MATH_16 8) a 4-term P, a
+ * Chebyshev interpolant of (e^r - 1 - r) / r^2 (tools/fit_vector_math.c),
+ * relative error 2^-21.6, which bf16's 8 bits do not see */
+#if TSR_MATH_16 == 8
+static const float tsr_exp_p[4] = {8.357199840e-03f, 4.183380306e-02f, 1.666663140e-01f, 4.999974966e-01f};
+#else
 static const float tsr_exp_p[6] = {1.9875691500e-4f, 1.3981999507e-3f, 8.3334519073e-3f,
                                    4.1665795894e-2f, 1.6666665459e-1f, 5.0000001201e-1f};
+#endif
 TSR_INLINE tsr_vec tsr_vexp_finish(tsr_vec r, tsr_vec n) {
-  return tsr_vldexp(tsr_vhorner(r, tsr_exp_p, 6) * r * r + r + 1.0f, n);
+  const int terms = sizeof tsr_exp_p / sizeof tsr_exp_p[0];
+  return tsr_vldexp(tsr_vhorner(r, tsr_exp_p, terms) * r * r + r + 1.0f, n);
+}
+/* e^x for x in [-105, 89] or NaN (Cody-Waite reduction, below) */
+TSR_INLINE tsr_vec tsr_vexp_reduced(tsr_vec xc, float k) {
+  const tsr_vec n = (xc * 1.44269504088896341f + 12582912.0f) - 12582912.0f;
+  const tsr_vec r = xc - n * 0.693359375f + n * 2.12194440e-4f;
+  return tsr_vexp_finish(r, n + k);
 }
 /* e^x: x = n ln2 + r with ln2 split in two (Cody-Waite), n rounded to nearest
  * by the 1.5 * 2^23 trick; inputs clamped to [-105, 89], past the underflow
@@ -51,11 +65,11 @@ TSR_INLINE tsr_vec tsr_vexp_scaled(tsr_vec x, int32_t k) {   /* e^x 2^k, k in [0
   const float low = -105.0f - 0.693147181f * (float)k;   /* e^low 2^k rounds to 0 */
   tsr_vec xc = tsr_select(x < low, (tsr_vec)low, x);
   xc = tsr_select(xc > 89.0f, (tsr_vec)89.0f, xc);
-  const tsr_vec n = (xc * 1.44269504088896341f + 12582912.0f) - 12582912.0f;
-  const tsr_vec r = xc - n * 0.693359375f + n * 2.12194440e-4f;
-  return tsr_select(x != x, x, tsr_vexp_finish(r, n + (float)k));
+  return tsr_select(x != x, x, tsr_vexp_reduced(xc, (float)k));
 }
+#if !TSR_MATH_16
 TSR_INLINE tsr_vec tsr_vexp(tsr_vec x) { return tsr_vexp_scaled(x, 0); }
+#endif
 /* e^y for an f64 argument (exact squares, products the f32 argument would
  * round): the reduction runs in f64, the polynomial in f32 */
 TSR_INLINE tsr_vec tsr_vexp_wide(tsr_dvec y) {
@@ -89,6 +103,48 @@ TSR_INLINE tsr_vec tsr_vdiv_one_plus(tsr_vec num, tsr_vec e) {
   return tsr_select(__builtin_elementwise_abs(q) == INFINITY, q, tsr_copysign(q - q * (err / s), q));
 #endif
 }
+#if TSR_MATH_16
+/* ---- bf16 / f16 outputs (TSR_MATH_16 = 8 or 11, the output's significand
+ * bits). The result is rounded to 8 or 11 bits at the store, so a relative
+ * error near 2^-21 still rounds to the correctly rounded 16-bit value for
+ * more than 99.9% of inputs and never misses by a 16-bit ulp more
+ * (tests/unit/x86_math_exhaustive_test.cc, every input). The f32 forms'
+ * care for their last bit (the rounding error of 1 + e, e scaled by 2^64 so
+ * that subnormal results round once, the argument of gelu_tanh's exp in f64)
+ * buys nothing there; these forms drop it. ---- */
+/* e^x for every x: clamped to [-104, 89] (0 below, inf above); NaN stays NaN */
+TSR_INLINE tsr_vec tsr_vexp(tsr_vec x) {
+  const tsr_vec xc = tsr_select(x < -104.0f, (tsr_vec)-104.0f, tsr_select(x > 89.0f, (tsr_vec)89.0f, x));
+  return tsr_vexp_reduced(xc, 0.0f);
+}
+/* e^-a for a >= 0 or NaN */
+TSR_INLINE tsr_vec tsr_vexp_neg(tsr_vec a) {
+  return tsr_vexp_reduced(tsr_select(a > 104.0f, (tsr_vec)-104.0f, -a), 0.0f);
+}
+/* num / (1 + e), e in [0, 1]: one remainder step on 1/(1 + e) (within 2^-14
+ * on AVX-512), the rounding of 1 + e left in (2^-24); inf / ... gives NaN */
+TSR_INLINE tsr_vec tsr_vquot_one_plus(tsr_vec num, tsr_vec e) {
+  const tsr_vec s = 1.0f + e, inv = tsr_vrecip(s), q0 = num * inv;
+  return tsr_vfma(tsr_vfma(-q0, s, num), inv, q0);
+}
+TSR_INLINE tsr_vec tsr_vsigmoid(tsr_vec x) {
+  const tsr_vec e = tsr_vexp_neg(__builtin_elementwise_abs(x));
+  return tsr_vquot_one_plus(tsr_select(x < 0.0f, e, (tsr_vec)1.0f), e);
+}
+/* x sigmoid(z) = x / (1 + e) for z >= 0, x e / (1 + e) below, e = e^-|z|;
+ * the sign is x's (gelu(-0) = -0), and x = +-inf gives inf or -0 */
+TSR_INLINE tsr_vec tsr_vx_sigmoid(tsr_vec x, tsr_vec z) {
+  const tsr_vec e = tsr_vexp_neg(__builtin_elementwise_abs(z));
+  const tsr_ivec negative = z < 0.0f;
+  const tsr_vec q = tsr_copysign(tsr_vquot_one_plus(x * tsr_select(negative, e, (tsr_vec)1.0f), e), x);
+  return tsr_select(__builtin_elementwise_abs(x) == INFINITY, tsr_select(negative, (tsr_vec)-0.0f, x), q);
+}
+TSR_INLINE tsr_vec tsr_vsilu(tsr_vec x) { return tsr_vx_sigmoid(x, x); }
+/* 0.5 x (1 + tanh(u)) = x sigmoid(2u), 2u = x (2 sqrt(2/pi) + 2 sqrt(2/pi) 0.044715 x^2) in f32 */
+TSR_INLINE tsr_vec tsr_vgelu_tanh(tsr_vec x) {
+  return tsr_vx_sigmoid(x, x * (1.5957691216f + 0.0713548162726f * (x * x)));
+}
+#else
 TSR_INLINE tsr_vec tsr_vsigmoid(tsr_vec x) {
   const tsr_vec e = tsr_vexp(-__builtin_elementwise_abs(x));
   return tsr_vdiv_one_plus(tsr_select(x < 0.0f, e, (tsr_vec)1.0f), e);
@@ -114,6 +170,7 @@ TSR_INLINE tsr_vec tsr_vgelu_tanh(tsr_vec x) {
   const tsr_vec scaled = tsr_vexp_wide(44.3614195558365 - __builtin_elementwise_abs(z));   /* e^-|z| 2^64 */
   return tsr_vx_sigmoid(x, __builtin_convertvector(z < 0.0, tsr_ivec), scaled);
 }
+#endif
 
 /* tanh: |x| < 0.625: x + x^3 P(x^2); above: (1 - e) / (1 + e) with
  * e = e^-2|x|, which is 1 from |x| ~ 9 on; the sign copied last (tanh(-0) = -0) */

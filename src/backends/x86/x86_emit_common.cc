@@ -189,7 +189,7 @@ std::string emit_prelude(const KernelSpec& spec, const Tier& tier, const std::st
     case DType::bf16: os << kBf16Conversions; break;
     case DType::f16: os << (tier.f16c ? kF16HardwareConversions : kF16PortableConversions); break;
   }
-  os << (f16c ? kSpanF16c : kSpanGeneric) << "\n" << emit_vector_math(tier);
+  os << (f16c ? kSpanF16c : kSpanGeneric) << "\n" << emit_vector_math(tier, spec.dtype);
   return os.str();
 }
 

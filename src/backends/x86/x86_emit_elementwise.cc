@@ -31,10 +31,11 @@ std::string pipeline_description(const ElementwiseSpec& e) {
 // that computes an element. It is not inlined, so the array's tail (copied
 // into zero-padded vectors) runs the very instructions the body runs and an
 // element's bits never depend on where a task or the array ends.
-std::string vector_pass(const KernelSpec& spec, int unroll) {
+std::string vector_pass(const KernelSpec& spec, int unroll, const std::string& name, const std::string& store,
+                        const std::string& attributes) {
   const ElementwiseSpec& e = spec.elementwise();
   std::ostringstream os;
-  os << "TSR_VECTOR_FN __attribute__((noinline)) static void tsr_vectors(" << buffer_params(spec)
+  os << attributes << "TSR_VECTOR_FN __attribute__((noinline)) static void " << name << "(" << buffer_params(spec)
      << ", int64_t count) {\n";
   // unroll > 1 (a generated candidate): the same instructions per vector,
   // more vectors in flight per loop step.
@@ -56,7 +57,31 @@ std::string vector_pass(const KernelSpec& spec, int unroll) {
     else
       os << "    v = " << vector_unary_expr(op, "v") << ";\n";
   }
-  os << "    tsr_store_vec(out + i, v);\n  }\n}\n\n";
+  os << "    " << store << "(out + i, v);\n  }\n}\n\n";
+  return os.str();
+}
+
+// tsr_vectors_any: the pass; with bf16 on v4 two of them, the one with the
+// VCVTNEPS2BF16 store where the CPU has AVX512-BF16 (the same bits).
+std::string vector_passes(const KernelSpec& spec, const Tier& tier, int unroll) {
+  std::vector<std::string> names;
+  for (const CParam& p : c_params(spec))
+    if (p.is_buffer) names.push_back(p.c_name);
+  std::string args;
+  for (const std::string& n : names) args += n + ", ";
+  std::ostringstream os;
+  os << vector_pass(spec, unroll, "tsr_vectors", "tsr_store_vec", "");
+  if (!uses_bf16cvt(spec, tier)) {
+    os << "#define tsr_vectors_any tsr_vectors\n\n";
+    return os.str();
+  }
+  os << vector_pass(spec, unroll, "tsr_vectors_cvt", "tsr_store_vec_cvt", "__attribute__((target(\"avx512bf16\"))) ")
+     << emit_cpu_avx512bf16()
+     << "static void tsr_vectors_any(" << buffer_params(spec) << ", int64_t count) {\n"
+     << "#ifndef TSR_BF16CVT_OFF   /* tests only: the integer narrowing on any CPU */\n"
+     << "  if (tsr_cpu_avx512bf16()) { tsr_vectors_cvt(" << args << "count); return; }\n"
+     << "#endif\n"
+     << "  tsr_vectors(" << args << "count);\n}\n\n";
   return os.str();
 }
 
@@ -70,7 +95,7 @@ std::string element_range(const KernelSpec& spec) {
   os << "/* out[i] for i in [i0, i1) */\n"
      << "static void tsr_elements(" << buffer_params(spec) << ", int64_t i0, int64_t i1) {\n"
      << "  const int64_t full = (i1 - i0) / VW, i = i0 + full * VW, rest = i1 - i;\n"
-     << "  tsr_vectors(";
+     << "  tsr_vectors_any(";
   for (const std::string& in : inputs) os << in << " + i0, ";
   os << "out + i0, full);\n"
      << "  if (rest == 0) return;\n"
@@ -80,7 +105,7 @@ std::string element_range(const KernelSpec& spec) {
   for (const std::string& in : inputs)
     os << "  memset(t_" << in << ", 0, sizeof t_" << in << ");\n"
        << "  memcpy(t_" << in << ", " << in << " + i, (size_t)rest * sizeof(tsr_storage));\n";
-  os << "  tsr_vectors(";
+  os << "  tsr_vectors_any(";
   for (const std::string& in : inputs) os << "t_" << in << ", ";
   os << "t_out, 1);\n"
      << "  memcpy(out + i, t_out, (size_t)rest * sizeof(tsr_storage));\n"
@@ -98,7 +123,7 @@ std::string emit_elementwise(const KernelSpec& spec, const Tier& tier, const Emi
   os << "enum { TASK_ELEMENTS = " << kTaskElements << " }; /* elements per task, whatever the worker count */\n"
      << "enum { TSR_PREFETCH_BYTES = " << kPrefetchBytes << " }; /* software prefetch distance */\n"
      << "_Static_assert(TASK_ELEMENTS % VW == 0, \"tasks start on whole vectors\");\n\n"
-     << emit_vector_io(spec, tier) << vector_pass(spec, choice.unroll) << element_range(spec)
+     << emit_vector_io(spec, tier) << vector_passes(spec, tier, choice.unroll) << element_range(spec)
      << emit_launch_struct(spec, "  int64_t dim_count;\n")
      << emit_range_task(spec, "dim_count", "TASK_ELEMENTS", "tsr_elements", "")
      << emit_entry_head(spec, choice.entry_suffix)

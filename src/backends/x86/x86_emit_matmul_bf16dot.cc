@@ -22,20 +22,12 @@ std::string emit_bf16dot_helpers(const KernelSpec& spec, int mr, int nv) {
   (void)spec;
   std::ostringstream os;
   os << "/* ---- VDPBF16PS path (x86_emit_matmul_bf16dot.cc), chosen once by cpuid ---- */\n"
-     << "#include <cpuid.h>\n"
+     << emit_cpu_avx512bf16()
      << "static int tsr_bf16dot(void) {\n"
      << "#ifdef TSR_BF16DOT_OFF   /* tests and bench/x86_bf16_dot only: the widening path on any CPU */\n"
      << "  return 0;\n"
      << "#endif\n"
-     << "  static int cached = -1;   /* racing threads compute and store the same value */\n"
-     << "  int v = __atomic_load_n(&cached, __ATOMIC_RELAXED);\n"
-     << "  if (v < 0) {\n"
-     << "    unsigned a = 0, b = 0, c = 0, d = 0;\n"
-     << "    if (__get_cpuid_max(0, NULL) >= 7) __cpuid_count(7, 1, a, b, c, d);\n"
-     << "    v = (int)(a >> 5 & 1u);\n"
-     << "    __atomic_store_n(&cached, v, __ATOMIC_RELAXED);\n"
-     << "  }\n"
-     << "  return v;\n"
+     << "  return tsr_cpu_avx512bf16();\n"
      << "}\n\n"
      << "#define TSR_PAIR(lo, hi) ((uint32_t)(lo) | (uint32_t)(hi) << 16)\n"
      << "/* tsr_pack_a with (A[m][k], A[m][k+1]) pairs: (kc+1)/2 pairs of MR rows per panel */\n"

@@ -111,7 +111,7 @@ std::string emit_no_workspace(const KernelSpec& spec, const std::string& entry_s
 
 // `enum { VW }`, the tsr_vec family of vector types and the vector math
 // functions tsr_v<op> for every unary op (no libm call); part of the prelude.
-std::string emit_vector_math(const Tier& tier);
+std::string emit_vector_math(const Tier& tier, DType output);
 // A C expression applying a unary op to the tsr_vec expression `v`.
 std::string vector_unary_expr(Op op, const std::string& v);
 // A C expression applying an op (binary, or unary to `a`) to tsr_vec expressions.
@@ -119,6 +119,13 @@ std::string vector_binary_expr(Op op, const std::string& a, const std::string& b
 // tsr_load_vec / tsr_store_vec / tsr_stream_vec (VW storage elements) and
 // tsr_load_partial / tsr_store_partial for the spec's dtype on this tier.
 std::string emit_vector_io(const KernelSpec& spec, const Tier& tier);
+// bf16 on x86:v4: whether the kernel also carries the VCVTNEPS2BF16 store
+// (tsr_store_vec_cvt, target "avx512bf16", bit for bit tsr_store_vec's
+// result) for the CPUs that have AVX512-BF16, chosen at run time through
+// tsr_cpu_avx512bf16() (emit_cpu_avx512bf16) unless TSR_BF16CVT_OFF is defined.
+bool uses_bf16cvt(const KernelSpec& spec, const Tier& tier);
+// `static int tsr_cpu_avx512bf16(void)`: CPUID.(EAX=7,ECX=1):EAX[5], asked once.
+std::string emit_cpu_avx512bf16();
 // In place: row[0 : NR) = op(row[...]) as vectors, for the matmul epilogue;
 // a C statement list (NR a multiple of VW, `row` 64-byte aligned).
 std::string vector_row_expr(Op op, const std::string& row, const std::string& count);

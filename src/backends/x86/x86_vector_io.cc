@@ -9,6 +9,24 @@
 
 namespace tsr::x86 {
 
+bool uses_bf16cvt(const KernelSpec& spec, const Tier& tier) { return spec.dtype == DType::bf16 && tier.arch == "v4"; }
+
+std::string emit_cpu_avx512bf16() {
+  return "#include <cpuid.h>\n"
+         "/* whether this CPU has AVX512-BF16: CPUID.(EAX=7,ECX=1):EAX[5], asked once */\n"
+         "static int tsr_cpu_avx512bf16(void) {\n"
+         "  static int cached = -1;   /* racing threads compute and store the same value */\n"
+         "  int v = __atomic_load_n(&cached, __ATOMIC_RELAXED);\n"
+         "  if (v < 0) {\n"
+         "    unsigned a = 0, b = 0, c = 0, d = 0;\n"
+         "    if (__get_cpuid_max(0, NULL) >= 7) __cpuid_count(7, 1, a, b, c, d);\n"
+         "    v = (int)(a >> 5 & 1u);\n"
+         "    __atomic_store_n(&cached, v, __ATOMIC_RELAXED);\n"
+         "  }\n"
+         "  return v;\n"
+         "}\n";
+}
+
 std::string emit_vector_io(const KernelSpec& spec, const Tier& tier) {
   std::ostringstream os;
   os << "/* vectors of VW storage elements as f32 (exact widening), stores rounding like tsr_store */\n";
@@ -23,12 +41,17 @@ std::string emit_vector_io(const KernelSpec& spec, const Tier& tier) {
          << "  return (tsr_vec)w;\n}\n";
       break;
     case DType::f16:
+      // The empty asm keeps clang 14 from splitting the conversion: without
+      // it a later `v < 0` on the loaded lanes became 16 scalar VCVTPH2PS +
+      // VUCOMISS (f16 silu at 0.16x the bandwidth loop instead of 0.7x).
       if (tier.arch == "v4")
         os << "TSR_INLINE tsr_vec tsr_load_vec(const tsr_storage* p) {\n"
-           << "  return (tsr_vec)_mm512_cvtph_ps(_mm256_loadu_si256((const __m256i*)p));\n}\n";
+           << "  tsr_vec v = (tsr_vec)_mm512_cvtph_ps(_mm256_loadu_si256((const __m256i*)p));\n"
+           << "  __asm__(\"\" : \"+v\"(v));\n  return v;\n}\n";
       else if (tier.f16c)
         os << "TSR_INLINE tsr_vec tsr_load_vec(const tsr_storage* p) {\n"
-           << "  return (tsr_vec)_mm256_cvtph_ps(_mm_loadu_si128((const __m128i*)p));\n}\n";
+           << "  tsr_vec v = (tsr_vec)_mm256_cvtph_ps(_mm_loadu_si128((const __m128i*)p));\n"
+           << "  __asm__(\"\" : \"+x\"(v));\n  return v;\n}\n";
       else
         os << "TSR_INLINE tsr_vec tsr_load_vec(const tsr_storage* p) {\n"
            << "  tsr_vec v;\n  for (int l = 0; l < VW; ++l) v[l] = tsr_load(p, l);\n  return v;\n}\n";
@@ -53,6 +76,15 @@ std::string emit_vector_io(const KernelSpec& spec, const Tier& tier) {
          << "TSR_INLINE void tsr_store_vec(tsr_storage* p, tsr_vec v) { *(tsr_u16vec*)p = tsr_narrow_vec(v); }\n"
          << "TSR_INLINE void tsr_stream_vec(tsr_storage* p, tsr_vec v) {\n"
          << "  __builtin_nontemporal_store(tsr_narrow_vec(v), (tsr_u16avec*)p);\n}\n";
+      // VCVTNEPS2BF16 rounds to nearest even and quiets NaN as tsr_narrow_vec
+      // does, but reads f32 subnormals as zero (Intel SDM vol. 2): lanes
+      // holding one (VFPCLASSPS, class 0x20) take tsr_narrow_vec's bits.
+      if (uses_bf16cvt(spec, tier))
+        os << "__attribute__((target(\"avx512bf16\"))) TSR_INLINE void tsr_store_vec_cvt(tsr_storage* p, tsr_vec v) {\n"
+           << "  __m256i h = (__m256i)_mm512_cvtneps_pbh((__m512)v);\n"
+           << "  const __mmask16 subnormal = _mm512_fpclass_ps_mask((__m512)v, 0x20);\n"
+           << "  if (subnormal) h = _mm256_mask_blend_epi16(subnormal, h, (__m256i)tsr_narrow_vec(v));\n"
+           << "  _mm256_storeu_si256((__m256i*)p, h);\n}\n";
       break;
     case DType::f16:
       if (tier.arch == "v4")

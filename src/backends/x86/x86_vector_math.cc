@@ -19,7 +19,7 @@
 
 namespace tsr::x86 {
 
-std::string emit_vector_math(const Tier& tier) {
+std::string emit_vector_math(const Tier& tier, DType output) {
   const bool v4 = tier.arch == "v4", v3 = tier.arch == "v3";
   const char* reg = v4 ? "__m512" : v3 ? "__m256" : "__m128";
   const char* prefix = v4 ? "_mm512" : v3 ? "_mm256" : "_mm";
@@ -59,7 +59,10 @@ std::string emit_vector_math(const Tier& tier) {
   os << "/* whether any lane of a comparison result is set */\n";
   if (v4) os << "TSR_INLINE int tsr_any(tsr_ivec m) { return _mm512_movepi32_mask((__m512i)m) != 0; }\n";
   else os << "TSR_INLINE int tsr_any(tsr_ivec m) { return " << prefix << "_movemask_ps((" << reg << ")m) != 0; }\n";
-  os << vector_math_text() << "\n";
+  // The forms for 16-bit outputs (vector_math_text.cc, "bf16 / f16 outputs"):
+  // TSR_MATH_16 is the output's significand bits, 0 for f32.
+  os << "#define TSR_MATH_16 " << (output == DType::bf16 ? 8 : output == DType::f16 ? 11 : 0) << "\n"
+     << vector_math_text() << "\n";
   return os.str();
 }
 

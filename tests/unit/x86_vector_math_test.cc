@@ -11,74 +11,29 @@
 // 16-bit reference is correctly rounded unless the exact value lies within
 // 2^-60 of a 16-bit midpoint. Such inputs exist (silu(x) = x/2 + x^2/4 + ...
 // for the tiniest x lies just above a midpoint, closer than long double
-// resolves): there either neighbour of the midpoint is accepted.
-#include <dlfcn.h>
+// resolves): there either neighbour of the midpoint is accepted. The
+// functions, references, bounds and the compiled vector math are
+// tools/x86_vector_math_check.h's, shared with tools/vector_math_exhaustive
+// (every one of the 2^32 f32 inputs).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstdio>
-#include <functional>
 #include <map>
-#include <sstream>
 #include <string>
 #include <vector>
 
-#include "support/file_io.h"
 #include "spec/half.h"
-#include "registry/registry.h"
-#include "x86/x86_internal.h"
+#include "tools/x86_vector_math_check.h"
 
 namespace tsr {
 namespace {
 
-using Reference = long double (*)(long double);
-using VectorFn = void (*)(const float* x, float* y, int64_t n);
-
-constexpr long double kSqrt2OverPi = 0.797884560802865355879892119868763737L;
-
-long double ref_sigmoid(long double x) {
-  if (x >= 0) return 1 / (1 + expl(-x));
-  const long double e = expl(x);
-  return e / (1 + e);
-}
-long double ref_gelu_tanh(long double x) {   // x sigmoid(2u): no cancellation at large negative x
-  if (std::isinf(x)) return x > 0 ? x : -0.0L;
-  const long double z = 2 * kSqrt2OverPi * (x + 0.044715L * x * x * x);
-  return z >= 0 ? x / (1 + expl(-z)) : x * expl(z) / (1 + expl(z));
-}
-long double ref_gelu_erf(long double x) {
-  if (std::isinf(x)) return x > 0 ? x : -0.0L;
-  return 0.5L * x * erfcl(-x * 0.707106781186547524400844362104849039L);
-}
-
-struct Function {
-  Op op;
-  Reference ref;
-  double f32_ulp;    // bound on the f32 result's error, ulp of the exact value
-  int half_ulp;      // bound on the f16 / bf16 result, ulp from the correctly rounded one
-};
-
-// The asserted bounds; docs/targets-x86.md lists the measured maxima per tier.
-const std::vector<Function>& functions() {
-  static const std::vector<Function> fns = {
-      {Op::exp, [](long double x) { return expl(x); }, 1.0, 1},
-      {Op::tanh, [](long double x) { return tanhl(x); }, 1.5, 0},
-      {Op::sigmoid, ref_sigmoid, 2.0, 1},
-      {Op::silu, [](long double x) { return std::isinf(x) ? (x > 0 ? x : -0.0L) : x * ref_sigmoid(x); }, 2.5, 1},
-      {Op::gelu_tanh, ref_gelu_tanh, 2.5, 1},
-      {Op::gelu_erf, ref_gelu_erf, 4.0, 1},
-      {Op::rsqrt, [](long double x) { return 1 / sqrtl(x); }, 1.5, 1},
-      {Op::sqrt, [](long double x) { return sqrtl(x); }, 0.5, 0},
-      {Op::abs, [](long double x) { return fabsl(x); }, 0.0, 0},
-      {Op::neg, [](long double x) { return -x; }, 0.0, 0},
-      {Op::relu, [](long double x) { return x < 0 ? 0.0L : x; }, 0.0, 0},
-  };
-  return fns;
-}
-// erf and log are no ops of the table (gelu_erf and log_softmax use them);
-// their bounds are asserted alike.
-const Function kErf = {Op::abs, [](long double x) { return erfl(x); }, 2.0, 1};
-const Function kLog = {Op::abs, [](long double x) { return logl(x); }, 1.0, 1};
+using vector_math_check::f32_ulp_error;
+using vector_math_check::Function;
+using vector_math_check::VectorFn;
 
 // A 16-bit format: significand bits (with the implicit one) and the exponent range.
 struct Half {
@@ -123,16 +78,6 @@ long half_ulp_distance(uint16_t a, uint16_t b, const Half& h) {
   return std::labs(ordered(a) - ordered(b));
 }
 
-// Error of y in ulp of the exact value r (f32 ulp, subnormal quantum below 2^-126).
-double f32_ulp_error(float y, long double r) {
-  if (std::isnan(r) || std::isnan(y)) return std::isnan(r) == std::isnan(y) ? 0 : INFINITY;
-  const float rounded = static_cast<float>(r);
-  if (std::isinf(rounded) || std::isinf(y)) return rounded == y ? 0 : INFINITY;
-  if (r == 0) return y == 0 && std::signbit(y) == std::signbit(r) ? 0 : INFINITY;
-  const long double ulp = ldexpl(1.0L, std::max(ilogbl(fabsl(r)), -126) - 23);
-  return static_cast<double>(fabsl(static_cast<long double>(y) - r) / ulp);
-}
-
 struct Measured {
   double f32_ulp = 0;
   float f32_worst_input = 0;
@@ -143,10 +88,8 @@ struct Measured {
 class X86VectorMath : public ::testing::TestWithParam<std::string> {
  protected:
   void SetUp() override {
-    const Target* target = find_target("x86");
-    if (!target || !target->toolchain().found) GTEST_SKIP() << "x86 toolchain (clang) not available";
-    const DeviceInfo device = target->device(GetParam());
-    if (!device.present) GTEST_SKIP() << "this CPU cannot run x86:" << GetParam() << ": " << device.description;
+    const Status runnable = vector_math_check::check_runnable(GetParam());
+    if (!runnable) GTEST_SKIP() << runnable.error().message();
   }
 
   // The vector math of this tier plus one exported loop per function, compiled
@@ -154,29 +97,9 @@ class X86VectorMath : public ::testing::TestWithParam<std::string> {
   void* compile() {
     static std::map<std::string, void*> handles;
     if (handles.count(GetParam())) return handles[GetParam()];
-    const x86::Tier tier = *x86::tier_for_arch(GetParam());
-    std::ostringstream src;
-    src << "#include <math.h>\n#include <stdint.h>\n#include <immintrin.h>\n"
-        << "#define TSR_INLINE static inline __attribute__((always_inline, unused))\n"
-        << "#define TSR_VECTOR_FN __attribute__((min_vector_width(" << tier.vector_floats * 32 << ")))\n"
-        << x86::emit_vector_math(tier, DType::f32)
-        << "#define EXPORT(name, expr) TSR_VECTOR_FN __attribute__((visibility(\"default\"))) void name(\\\n"
-        << "    const float* x, float* y, int64_t n) {\\\n"
-        << "  for (int64_t i = 0; i < n; i += VW) { const tsr_vec v = *(const tsr_uvec*)(x + i); *(tsr_uvec*)(y + i) = expr; } }\n";
-    for (const Function& f : functions())
-      src << "EXPORT(test_" << op_name(f.op) << ", " << x86::vector_unary_expr(f.op, "v") << ")\n";
-    src << "EXPORT(test_erf, tsr_verf(v))\nEXPORT(test_log, tsr_vlog(v))\n";
-    KernelSpec spec;
-    spec.name = "vector_math_test";
-    Expected<Artifact> art = x86::compile_sources(spec, tier, tier.arch, {src.str()}, spec.name + "_tsr_entry");
-    EXPECT_TRUE(art) << (art ? std::string() : art.error().message());
-    if (!art) return nullptr;
-    const std::string path = ::testing::TempDir() + "/vector_math_" + GetParam() + ".so";
-    EXPECT_TRUE(write_file(path, std::string(art->bytes.begin(), art->bytes.end())).ok());
-    void* h = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-    EXPECT_NE(h, nullptr) << dlerror();
-    std::remove(path.c_str());   // the mapping stays
-    return handles[GetParam()] = h;
+    Expected<void*> h = vector_math_check::load_vector_math(GetParam());
+    EXPECT_TRUE(h) << (h ? std::string() : h.error().message());
+    return handles[GetParam()] = h ? *h : nullptr;
   }
 };
 
@@ -243,12 +166,9 @@ Measured measure(VectorFn fn, const std::string& name, const Function& f) {
 TEST_P(X86VectorMath, MaxUlpErrorWithinTheDocumentedBounds) {
   void* h = compile();
   ASSERT_NE(h, nullptr);
-  std::vector<std::pair<std::string, Function>> all;
-  for (const Function& f : functions()) all.emplace_back(op_name(f.op), f);
-  all.emplace_back("erf", kErf);
-  all.emplace_back("log", kLog);
-  for (const auto& [name, f] : all) {
-    auto fn = reinterpret_cast<VectorFn>(dlsym(h, ("test_" + name).c_str()));
+  for (const Function& f : vector_math_check::functions()) {
+    const std::string& name = f.name;
+    const VectorFn fn = vector_math_check::find_loop(h, name);
     ASSERT_NE(fn, nullptr) << name;
     const Measured m = measure(fn, name, f);
     // The measured maxima (the docs table is read from this line).
@@ -266,7 +186,7 @@ TEST_P(X86VectorMath, SpecialValuesAreExact) {
   void* h = compile();
   ASSERT_NE(h, nullptr);
   auto run = [&](const char* name, float x) {
-    auto fn = reinterpret_cast<VectorFn>(dlsym(h, (std::string("test_") + name).c_str()));
+    const VectorFn fn = vector_math_check::find_loop(h, name);
     float in[16], out[16];
     for (float& v : in) v = x;
     fn(in, out, 16);

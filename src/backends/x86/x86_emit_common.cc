@@ -203,6 +203,13 @@ std::string buffer_params(const KernelSpec& spec) {
   return s;
 }
 
+std::string buffer_args(const KernelSpec& spec) {
+  std::string s;
+  for (const CParam& p : c_params(spec))
+    if (p.is_buffer) s += p.c_name + ", ";
+  return s;
+}
+
 namespace {
 
 // The buffers as arguments read from the tsr_launch pointer `from`, in ABI order.

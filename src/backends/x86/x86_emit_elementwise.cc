@@ -64,11 +64,7 @@ std::string vector_pass(const KernelSpec& spec, int unroll, const std::string& n
 // tsr_vectors_any: the pass; with bf16 on v4 two of them, the one with the
 // VCVTNEPS2BF16 store where the CPU has AVX512-BF16 (the same bits).
 std::string vector_passes(const KernelSpec& spec, const Tier& tier, int unroll) {
-  std::vector<std::string> names;
-  for (const CParam& p : c_params(spec))
-    if (p.is_buffer) names.push_back(p.c_name);
-  std::string args;
-  for (const std::string& n : names) args += n + ", ";
+  const std::string args = buffer_args(spec);
   std::ostringstream os;
   os << vector_pass(spec, unroll, "tsr_vectors", "tsr_store_vec", "");
   if (!uses_bf16cvt(spec, tier)) {

@@ -73,6 +73,30 @@ TSR_VECTOR_FN TSR_HELPER float tsr_row_sum_exp(const tsr_storage* restrict x, in
   for (; i < n; i += VW) a0 += tsr_vexp(tsr_load_partial(x + i, n - i < VW ? n - i : VW, -INFINITY) - mx);
   return tsr_hsum(a0 + a1);
 }
+/* tsr_row_sum_exp's sum, in its lane order, with e[j] = exp(x[j] - mx) kept (e 64-byte aligned) */
+TSR_VECTOR_FN TSR_HELPER float tsr_row_exp_into(const tsr_storage* restrict x, int64_t n, float mx, float* restrict e) {
+  tsr_vec a0 = 0.0f, a1 = 0.0f;
+  int64_t i = 0;
+  for (; i + 2 * VW <= n; i += 2 * VW) {
+    const tsr_vec e0 = tsr_vexp(tsr_load_vec(x + i) - mx), e1 = tsr_vexp(tsr_load_vec(x + i + VW) - mx);
+    *(tsr_vec*)(e + i) = e0;
+    *(tsr_vec*)(e + i + VW) = e1;
+    a0 += e0;
+    a1 += e1;
+  }
+  for (; i < n; i += VW) {
+    const tsr_vec e0 = tsr_vexp(tsr_load_partial(x + i, n - i < VW ? n - i : VW, -INFINITY) - mx);
+    *(tsr_vec*)(e + i) = e0;   /* e has room: n <= TSR_ROW_SCRATCH, a multiple of VW */
+    a0 += e0;
+  }
+  return tsr_hsum(a0 + a1);
+}
+/* up to VW f32 from p, missing lanes 0 */
+TSR_INLINE tsr_vec tsr_f32_partial(const float* p, int64_t count) {
+  tsr_vec v = 0.0f;
+  for (int64_t l = 0; l < count; ++l) v[l] = p[l];
+  return v;
+}
 )";
 
 }  // namespace
@@ -87,88 +111,36 @@ std::string emit_rowwise(const KernelSpec& spec, const Tier& tier, const EmitCho
   std::ostringstream os;
   os << emit_prelude(spec, tier, desc.str(), choice.entry_suffix);
   os << "#define TSR_STREAM_BYTES (32u << 20) /* about one server last-level cache */\n"
+     << "#define TSR_ROW_SCRATCH 4096 /* softmax rows up to this many columns keep their exponentials */\n"
      << emit_vector_io(spec, tier) << rowwise_vector_helpers(tier) << kReductions;
-  // The output pass per op, as a vector expression over loads of x, weight, bias.
-  auto output = [&](const std::string& x, const std::string& w, const std::string& b) -> std::string {
-    switch (r.op) {
-      case RowOp::softmax: return "tsr_vexp(" + x + " - mx) / sum";
-      case RowOp::log_softmax: return "(" + x + " - mx) - log_sum";
-      case RowOp::rmsnorm: return x + " * inv" + (r.affine ? " * " + w : "");
-      // Which elements take the head, full-vector or tail path depends on y's
-      // address; an explicit FMA rounds alike on every path, where
-      // -ffp-contract=fast may fuse `* w + b` on some paths only.
-      case RowOp::layernorm:
-        return r.affine ? "tsr_vfma((" + x + " - mean) * inv, " + w + ", " + b + ")" : "(" + x + " - mean) * inv";
-    }
-    return x;
-  };
   os << "enum { TASK_ELEMENTS = " << kTaskElements << " }; /* about this many elements per task (whole rows) */\n\n"
-     << "/* rows [row0, row1) of y */\n"
-     << "TSR_VECTOR_FN static void tsr_rows(" << buffer_params(spec)
-     << ", int64_t row0, int64_t row1, int64_t dim_cols, int stream) {\n"
-     << "  for (int64_t row = row0; row < row1; ++row) {\n"
-     << "    const tsr_storage* restrict xr = x + row * dim_cols;\n"
-     << "    tsr_storage* restrict yr = y + row * dim_cols;\n";
-  switch (r.op) {
-    case RowOp::softmax:
-      os << "    const float mx = tsr_row_max(xr, dim_cols);\n"
-         << "    const float sum = tsr_row_sum_exp(xr, dim_cols, mx);\n";
-      break;
-    case RowOp::log_softmax:
-      os << "    const float mx = tsr_row_max(xr, dim_cols);\n"
-         << "    const float log_sum = tsr_vlog((tsr_vec)tsr_row_sum_exp(xr, dim_cols, mx))[0];\n";
-      break;
-    case RowOp::rmsnorm:
-      os << "    const float inv = 1.0f / sqrtf(tsr_row_sum_sq(xr, dim_cols, 0.0f) / (float)dim_cols + "
-         << float_literal(r.eps.value_or(0.0)) << ");\n";
-      break;
-    case RowOp::layernorm:
-      os << "    const float mean = tsr_row_sum(xr, dim_cols) / (float)dim_cols;\n"
-         << "    const float var = tsr_row_sum_sq(xr, dim_cols, mean) / (float)dim_cols;\n"
-         << "    const float inv = 1.0f / sqrtf(var + " << float_literal(r.eps.value_or(0.0)) << ");\n";
-      break;
+     << emit_rows_function(spec, tier, {"tsr_rows", "tsr_store_vec", "tsr_stream_vec", ""});
+  if (uses_bf16cvt(spec, tier)) {
+    // The same pass with VCVTNEPS2BF16 stores where the CPU has AVX512-BF16 (the same bits).
+    os << emit_rows_function(spec, tier, {"tsr_rows_cvt", "tsr_store_vec_cvt", "tsr_stream_vec_cvt",
+                                          "__attribute__((target(\"avx512bf16\"))) "})
+       << emit_cpu_avx512bf16()
+       << "static void tsr_rows_any(" << buffer_params(spec)
+       << ", int64_t row0, int64_t row1, int64_t dim_cols, int stream) {\n"
+       << "#ifndef TSR_BF16CVT_OFF   /* tests only: the integer narrowing on any CPU */\n"
+       << "  if (tsr_cpu_avx512bf16()) { tsr_rows_cvt(" << buffer_args(spec) << "row0, row1, dim_cols, stream); return; }\n"
+       << "#endif\n"
+       << "  tsr_rows(" << buffer_args(spec) << "row0, row1, dim_cols, stream);\n}\n\n";
+  } else {
+    os << "#define tsr_rows_any tsr_rows\n\n";
   }
-  const std::string full_output =
-      output("tsr_load_vec(xr + i)", "tsr_load_vec(weight + i)", "tsr_load_vec(bias + i)");
-  const std::string partial_output = output("tsr_load_partial(xr + i, rest, 0.0f)",
-                                            "tsr_load_partial(weight + i, rest, 0.0f)",
-                                            "tsr_load_partial(bias + i, rest, 0.0f)");
-  // Full-width stores that straddle cache lines are slow (rmsnorm on rows at
-  // a 16-byte offset ran at 0.6-0.75x the bandwidth loop), so a short head
-  // brings the output to vector alignment first. Prefetching the next row and
-  // fusing its reduction into this pass measured no better.
-  os << "    /* output pass, stores aligned to the vector width after a short head */\n"
-     << "    int64_t i = 0;\n"
-     << "    const int64_t head = (int64_t)((-(uintptr_t)yr & " << tier.vector_floats * dtype_size(spec.dtype) - 1
-     << ") / sizeof(tsr_storage));   /* elements up to a " << tier.vector_floats * dtype_size(spec.dtype)
-     << "-byte boundary */\n"
-     << "    if (head > 0 && head < dim_cols) {\n"
-     << "      const int64_t rest = head;\n"
-     << "      tsr_store_partial(yr, " << partial_output << ", rest);\n"
-     << "      i = head;\n"
-     << "    }\n"
-     << "    if (stream) {\n"
-     << "      for (; i + VW <= dim_cols; i += VW) tsr_stream_vec(yr + i, " << full_output << ");\n"
-     << "    } else {\n"
-     << "      for (; i + VW <= dim_cols; i += VW) tsr_store_vec(yr + i, " << full_output << ");\n"
-     << "    }\n"
-     << "    if (i < dim_cols) {\n"
-     << "      const int64_t rest = dim_cols - i;\n"
-     << "      tsr_store_partial(yr + i, " << partial_output << ", rest);\n"
-     << "    }\n";
-  os << "  }\n"
-     << "  if (stream) _mm_sfence();   /* order this task's streamed stores before the launch returns */\n"
-     << "}\n\n"
+  os
      << emit_launch_struct(spec, "  int64_t dim_cols, dim_rows, rows_per_task;\n  int stream;\n")
-     << emit_range_task(spec, "dim_rows", "l->rows_per_task", "tsr_rows", ", l->dim_cols, l->stream")
+     << emit_range_task(spec, "dim_rows", "l->rows_per_task", "tsr_rows_any", ", l->dim_cols, l->stream")
      << emit_entry_head(spec, choice.entry_suffix)
      << "  l.dim_rows = " << dim_expr(spec, r.rows) << ";\n"
      << "  l.dim_cols = " << dim_expr(spec, r.cols) << ";\n"
      << "  if (l.dim_rows <= 0 || l.dim_cols <= 0) return;   /* an empty y: nothing to do */\n"
-     << "  /* an output larger than TSR_STREAM_BYTES would leave the caches anyway: write it\n"
-     << "   * with non-temporal stores, saving the read-for-ownership of every line */\n"
+     << "  /* a launch moving more than TSR_STREAM_BYTES (x read, y written) leaves y out of the\n"
+     << "   * caches anyway: write it with non-temporal stores, saving the read-for-ownership of\n"
+     << "   * every line */\n"
      << "  l.stream = (uintptr_t)l.y % sizeof(tsr_storage) == 0 &&\n"
-     << "             (uint64_t)l.dim_rows * (uint64_t)l.dim_cols * sizeof(tsr_storage) > TSR_STREAM_BYTES;\n"
+     << "             2 * (uint64_t)l.dim_rows * (uint64_t)l.dim_cols * sizeof(tsr_storage) > TSR_STREAM_BYTES;\n"
      << "  l.rows_per_task = l.dim_cols < TASK_ELEMENTS ? TASK_ELEMENTS / l.dim_cols : 1;\n"
      << "  tsr_run(ctx, (l.dim_rows + l.rows_per_task - 1) / l.rows_per_task, tsr_task, &l);\n"
      << "}\n\n"

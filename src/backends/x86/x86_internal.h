@@ -89,6 +89,8 @@ std::string emit_prelude(const KernelSpec& spec, const Tier& tier, const std::st
 // The buffers as restrict parameters of a family's work function, in ABI
 // order ("const tsr_storage* restrict in0, ..., tsr_storage* restrict out").
 std::string buffer_params(const KernelSpec& spec);
+// The same buffers as call arguments, each followed by ", ".
+std::string buffer_args(const KernelSpec& spec);
 // `static void tsr_task(arg, task, worker)` running items [first, last) of
 // `count` (a tsr_launch field), `per_task` (a C expression) per task, by
 // calling `function(<buffers>, first, last<extra_args>)`.
@@ -126,6 +128,14 @@ std::string emit_vector_io(const KernelSpec& spec, const Tier& tier);
 bool uses_bf16cvt(const KernelSpec& spec, const Tier& tier);
 // `static int tsr_cpu_avx512bf16(void)`: CPUID.(EAX=7,ECX=1):EAX[5], asked once.
 std::string emit_cpu_avx512bf16();
+
+// The rowwise family's per-row pass (x86_emit_rowwise_pass.cc) as the
+// function `name` over rows [row0, row1), storing through `store` / `stream`.
+struct RowStores {
+  std::string name, store, stream;
+  std::string attributes;   // e.g. a target attribute, with a trailing space
+};
+std::string emit_rows_function(const KernelSpec& spec, const Tier& tier, const RowStores& stores);
 // In place: row[0 : NR) = op(row[...]) as vectors, for the matmul epilogue;
 // a C statement list (NR a multiple of VW, `row` 64-byte aligned).
 std::string vector_row_expr(Op op, const std::string& row, const std::string& count);

@@ -80,11 +80,15 @@ std::string emit_vector_io(const KernelSpec& spec, const Tier& tier) {
       // does, but reads f32 subnormals as zero (Intel SDM vol. 2): lanes
       // holding one (VFPCLASSPS, class 0x20) take tsr_narrow_vec's bits.
       if (uses_bf16cvt(spec, tier))
-        os << "__attribute__((target(\"avx512bf16\"))) TSR_INLINE void tsr_store_vec_cvt(tsr_storage* p, tsr_vec v) {\n"
-           << "  __m256i h = (__m256i)_mm512_cvtneps_pbh((__m512)v);\n"
+        os << "#define TSR_BF16CVT_FN __attribute__((target(\"avx512bf16\"))) TSR_INLINE\n"
+           << "TSR_BF16CVT_FN __m256i tsr_narrow_vec_cvt(tsr_vec v) {\n"
+           << "  const __m256i h = (__m256i)_mm512_cvtneps_pbh((__m512)v);\n"
            << "  const __mmask16 subnormal = _mm512_fpclass_ps_mask((__m512)v, 0x20);\n"
-           << "  if (subnormal) h = _mm256_mask_blend_epi16(subnormal, h, (__m256i)tsr_narrow_vec(v));\n"
-           << "  _mm256_storeu_si256((__m256i*)p, h);\n}\n";
+           << "  return subnormal ? _mm256_mask_blend_epi16(subnormal, h, (__m256i)tsr_narrow_vec(v)) : h;\n}\n"
+           << "TSR_BF16CVT_FN void tsr_store_vec_cvt(tsr_storage* p, tsr_vec v) {\n"
+           << "  _mm256_storeu_si256((__m256i*)p, tsr_narrow_vec_cvt(v));\n}\n"
+           << "TSR_BF16CVT_FN void tsr_stream_vec_cvt(tsr_storage* p, tsr_vec v) {\n"
+           << "  _mm256_stream_si256((__m256i*)p, tsr_narrow_vec_cvt(v));\n}\n";
       break;
     case DType::f16:
       if (tier.arch == "v4")

@@ -70,6 +70,30 @@ TSR_INLINE tsr_vec tsr_vexp_scaled(tsr_vec x, int32_t k) {   /* e^x 2^k, k in [0
 #if !TSR_MATH_16
 TSR_INLINE tsr_vec tsr_vexp(tsr_vec x) { return tsr_vexp_scaled(x, 0); }
 #endif
+/* a * b exactly as the rounded product plus *lo (FMA; Dekker's splitting
+ * where the tier has none) */
+TSR_INLINE tsr_vec tsr_vmul_exact(tsr_vec a, tsr_vec b, tsr_vec* lo) {
+  const tsr_vec p = a * b;
+#if TSR_HAVE_FMA
+  *lo = tsr_vfma(a, b, -p);
+#else
+  const tsr_vec ca = a * 4097.0f, cb = b * 4097.0f;
+  const tsr_vec ah = ca - (ca - a), al = a - ah, bh = cb - (cb - b), bl = b - bh;
+  *lo = ((ah * bh - p) + ah * bl + al * bh) + al * bl;
+#endif
+  return p;
+}
+/* e^(hi + lo) 2^k for hi <= 0 and |lo| <= ulp(hi) (a double-f32 argument such
+ * as an exact -a^2), k in [0, 64]: lo joins the reduced argument, so the
+ * result is as accurate as for an exact argument; below the underflow 0 */
+TSR_INLINE tsr_vec tsr_vexp_dd(tsr_vec hi, tsr_vec lo, int32_t k) {
+  const float low = -105.0f - 0.693147181f * (float)k;
+  const tsr_ivec under = hi < low;
+  const tsr_vec h = tsr_select(under, (tsr_vec)low, hi);
+  const tsr_vec n = (h * 1.44269504088896341f + 12582912.0f) - 12582912.0f;
+  const tsr_vec r = (h - n * 0.693359375f + n * 2.12194440e-4f) + tsr_select(under, (tsr_vec)0.0f, lo);
+  return tsr_vexp_finish(r, n + (float)k);
+}
 /* e^y for an f64 argument (exact squares, products the f32 argument would
  * round): the reduction runs in f64, the polynomial in f32 */
 TSR_INLINE tsr_vec tsr_vexp_wide(tsr_dvec y) {
@@ -163,12 +187,29 @@ TSR_INLINE tsr_vec tsr_vsilu(tsr_vec x) {
   return tsr_vx_sigmoid(x, x < 0.0f, tsr_vexp_scaled(-__builtin_elementwise_abs(x), 64));
 }
 /* 0.5 x (1 + tanh(u)) = x sigmoid(2u), u = sqrt(2/pi) (x + 0.044715 x^3), with
- * 2u in f64 so that its rounding is not amplified by e^-|2u| */
+ * z = 2u as two f32 (or in f64 without FMA) so that its rounding is not
+ * amplified by e^-|z|: z = x (c1 + c2 x^2), c1 = 2 sqrt(2/pi) and
+ * c2 = c1 0.044715 each split into two f32, the sum by Knuth's TwoSum */
 TSR_INLINE tsr_vec tsr_vgelu_tanh(tsr_vec x) {
+#if TSR_HAVE_FMA
+  const float c1 = 1.59576917f, c1_lo = -4.53406803e-08f, c2 = 0.0713548139f, c2_lo = 2.39883240e-09f;
+  tsr_vec x2_lo, p_lo;
+  const tsr_vec x2 = tsr_vmul_exact(x, x, &x2_lo);
+  const tsr_vec p = tsr_vmul_exact((tsr_vec)c2, x2, &p_lo);
+  const tsr_vec t = c1 + p, v = t - c1;
+  const tsr_vec t_lo = ((c1 - (t - v)) + (p - v)) + (p_lo + c2 * x2_lo + c2_lo * x2 + c1_lo);
+  tsr_vec z_lo;
+  const tsr_vec z = tsr_vmul_exact(x, t, &z_lo);
+  z_lo = z_lo + x * t_lo;
+  const tsr_ivec negative = z < 0.0f;
+  const tsr_vec scaled = tsr_vexp_dd(-__builtin_elementwise_abs(z), tsr_select(negative, z_lo, -z_lo), 64);
+  return tsr_vx_sigmoid(x, negative, scaled);
+#else
   const tsr_dvec xd = __builtin_convertvector(x, tsr_dvec);
   const tsr_dvec z = xd * (1.5957691216057308 + 0.07135481627260025 * (xd * xd));
   const tsr_vec scaled = tsr_vexp_wide(44.3614195558365 - __builtin_elementwise_abs(z));   /* e^-|z| 2^64 */
   return tsr_vx_sigmoid(x, __builtin_convertvector(z < 0.0, tsr_ivec), scaled);
+#endif
 }
 #endif
 
@@ -201,19 +242,34 @@ TSR_INLINE tsr_vec tsr_verf_near(tsr_vec x) {
   return tsr_copysign(x * 1.128379226e+00f + x * (-5.863538277e-08f + z * tsr_vhorner(z, tsr_erf_p, 6)), x);
 }
 /* erfc(a) e^(a^2): for a in [0.5, 2] a polynomial in a - 1.25; above, F(1/a^2) / a */
+#if TSR_MATH_16 == 8   /* bf16 outputs: degree 8 and 6, relative error 2^-21.9 and 2^-21.6 */
+static const float tsr_erfc_mid[9] = {5.485283327e-04f, -1.551859546e-03f, 3.520814935e-03f,
+                                      -8.983534761e-03f, 2.201646753e-02f, -5.023378506e-02f,
+                                      1.067953557e-01f, -2.088212222e-01f, 3.678229153e-01f};
+static const float tsr_erfc_far[7] = {3.730369568e+00f, -4.286973953e+00f, 2.368741751e+00f, -9.665259123e-01f,
+                                      4.198128879e-01f, -2.820461094e-01f, 5.641894341e-01f};
+#else
 static const float tsr_erfc_mid[12] = {-2.035736543e-05f, 6.407439651e-05f, -1.609979372e-04f, 4.674357479e-04f,
                                        -1.326362835e-03f, 3.555042669e-03f, -9.081550874e-03f, 2.201110683e-02f,
                                        -5.021827668e-02f, 1.067955866e-01f, -2.088218778e-01f, 3.678229153e-01f};
 static const float tsr_erfc_far[9] = {3.263976288e+01f, -4.366052246e+01f, 2.676665878e+01f,
                                       -1.050842953e+01f, 3.291680813e+00f, -1.040774226e+00f,
                                       4.227630198e-01f, -2.820914090e-01f, 5.641895533e-01f};
-/* erfc(a) e^shift for lanes with a >= 0.5 (others: unused values), given
- * a^2 exactly in f64: e^(shift - a^2) from the exact square keeps the relative
- * error small deep into the tail (erfc underflows at a ~ 10) */
-TSR_INLINE tsr_vec tsr_verfc_tail(tsr_vec a, tsr_dvec a2, double shift) {
-  const tsr_vec mid = tsr_vhorner(a - 1.25f, tsr_erfc_mid, 12);
-  const tsr_vec far = tsr_vhorner(1.0f / (a * a), tsr_erfc_far, 9) / a;
-  return tsr_vexp_wide(shift - a2) * tsr_select(a < 2.0f, mid, far);
+#endif
+/* erfc(a) 2^k for lanes with a >= 0.5 (others: unused values), given a^2
+ * exactly as a2 + a2_lo: e^-(a2 + a2_lo) keeps the relative error small deep
+ * into the tail (erfc underflows at a ~ 10) */
+TSR_INLINE tsr_vec tsr_verfc_tail(tsr_vec a, tsr_vec a2, tsr_vec a2_lo, int32_t k) {
+  const tsr_vec mid = tsr_vhorner(a - 1.25f, tsr_erfc_mid, sizeof tsr_erfc_mid / sizeof(float));
+#if TSR_MATH_16   /* 1/a from tsr_vrecip and one Newton step instead of two divisions */
+  const tsr_vec ac = tsr_select(a < 1e18f, a, (tsr_vec)1e18f);   /* inf and NaN: the exp factor decides */
+  tsr_vec ia = tsr_vrecip(ac);
+  ia = tsr_vfma(ia, tsr_vfma(-ac, ia, (tsr_vec)1.0f), ia);
+  const tsr_vec far = tsr_vhorner(ia * ia, tsr_erfc_far, sizeof tsr_erfc_far / sizeof(float)) * ia;
+#else
+  const tsr_vec far = tsr_vhorner(1.0f / (a * a), tsr_erfc_far, sizeof tsr_erfc_far / sizeof(float)) / a;
+#endif
+  return tsr_vexp_dd(-a2, -a2_lo, k) * tsr_select(a < 2.0f, mid, far);
 }
 TSR_INLINE tsr_vec tsr_verf(tsr_vec x) {
   const tsr_vec a = __builtin_elementwise_abs(x);
@@ -221,22 +277,24 @@ TSR_INLINE tsr_vec tsr_verf(tsr_vec x) {
   tsr_vec r = 0.0f;
   if (tsr_any(near)) r = tsr_verf_near(x);
   if (tsr_any(~near)) {
-    const tsr_dvec ad = __builtin_convertvector(a, tsr_dvec);
-    r = tsr_select(near, r, tsr_copysign(1.0f - tsr_verfc_tail(a, ad * ad, 0.0), x));
+    tsr_vec a2_lo;
+    const tsr_vec a2 = tsr_vmul_exact(a, a, &a2_lo);
+    r = tsr_select(near, r, tsr_copysign(1.0f - tsr_verfc_tail(a, a2, a2_lo, 0), x));
   }
   return r;
 }
 /* 0.5 x (1 + erf(t)), t = x / sqrt 2: 1 + erf(t) directly for t in [-0.5, 1];
  * above, 2 - erfc(t); below, 0.5 x erfc(-t), tiny, with |t|^2 = x^2 / 2 exact
- * in f64 and erfc taken scaled by 2^64 (as in tsr_vx_sigmoid) */
+ * as two f32 and erfc taken scaled by 2^64 (as in tsr_vx_sigmoid) */
 TSR_INLINE tsr_vec tsr_vgelu_erf(tsr_vec x) {
   const tsr_vec t = x * 0.70710678118654752f;
   const tsr_ivec near = (t >= -0.5f) & (t <= 1.0f);
   tsr_vec y = 0.0f;
   if (tsr_any(near)) y = 0.5f * x * (1.0f + t * tsr_vhorner(t * t, tsr_erf_p, 7));
   if (tsr_any(~near)) {
-    const tsr_dvec xd = __builtin_convertvector(x, tsr_dvec);
-    const tsr_vec c = tsr_verfc_tail(__builtin_elementwise_abs(t), xd * xd * 0.5, 44.3614195558365);
+    tsr_vec x2_lo;
+    const tsr_vec x2 = tsr_vmul_exact(x, x, &x2_lo);   /* t^2 = x^2 / 2 exactly */
+    const tsr_vec c = tsr_verfc_tail(__builtin_elementwise_abs(t), 0.5f * x2, 0.5f * x2_lo, 64);
     const tsr_vec far = tsr_select(t > 0.0f, 0.5f * x * (2.0f - c * 0x1p-64f), ((0.5f * x) * c) * 0x1p-64f);
     y = tsr_select(near, y, far);
   }

@@ -46,8 +46,10 @@ void run_tier(const Bench& b, const std::string& arch, int cpus) {
   for (int64_t m : {1, 8, 64}) matmul_line(b, arch, DType::f32, m, big, big, 11, 0.9, "");
   scaling_line(b, arch, 2048, cpus);
   for (DType t : {DType::f32, DType::bf16, DType::f16})
-    for (Op op : {Op::silu, Op::gelu_tanh, Op::gelu_erf, Op::exp, Op::sigmoid}) elementwise_line(b, arch, t, op);
-  elementwise_line(b, arch, DType::f32, Op::add);
+    for (Op op : {Op::silu, Op::gelu_tanh, Op::gelu_erf, Op::exp, Op::sigmoid}) elementwise_line(b, arch, t, {op});
+  elementwise_line(b, arch, DType::f32, {Op::add});
+  // A fused chain of 4 ops over 2 inputs (issue 26 item 4): silu(x) * y, then two more.
+  for (DType t : {DType::f32, DType::bf16}) elementwise_line(b, arch, t, {Op::silu, Op::mul, Op::abs, Op::neg});
   for (DType t : {DType::f32, DType::bf16, DType::f16})
     for (RowOp op : {RowOp::softmax, RowOp::log_softmax, RowOp::rmsnorm, RowOp::layernorm})
       rowwise_line(b, arch, t, op);

@@ -30,4 +30,9 @@ void bandwidth_u16_1in(const uint16_t* __restrict x, uint16_t* __restrict y, int
   for (int64_t i = 0; i < n; ++i) y[i] = static_cast<uint16_t>(x[i] ^ 0x8000u);
 }
 
+void bandwidth_u16_2in(const uint16_t* __restrict a, const uint16_t* __restrict b, uint16_t* __restrict c, int64_t n) {
+#pragma omp parallel for schedule(dynamic, kChunk)
+  for (int64_t i = 0; i < n; ++i) c[i] = static_cast<uint16_t>(a[i] ^ b[i]);
+}
+
 }  // namespace tsr::bench

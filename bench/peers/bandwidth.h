@@ -18,5 +18,7 @@ void bandwidth_f32_1in(const float* x, float* y, int64_t n, float s);
 void bandwidth_f32_2in(const float* a, const float* b, float* c, int64_t n);
 // Reads x, writes y (n bf16 / 16-bit elements): y = -x, a sign flip.
 void bandwidth_u16_1in(const uint16_t* x, uint16_t* y, int64_t n);
+// Reads a and b, writes c (n 16-bit elements each): c = a ^ b.
+void bandwidth_u16_2in(const uint16_t* a, const uint16_t* b, uint16_t* c, int64_t n);
 
 }  // namespace tsr::bench

@@ -32,7 +32,7 @@ void matmul_line(const Bench& b, const std::string& arch, DType dtype, int64_t m
 void scaling_line(const Bench& b, const std::string& arch, int64_t n, int cpus);
 
 // One elementwise op over 16 Mi elements against the bandwidth loop over the same bytes and oneDNN.
-void elementwise_line(const Bench& b, const std::string& arch, DType dtype, Op op);
+void elementwise_line(const Bench& b, const std::string& arch, DType dtype, const std::vector<Op>& ops);
 // One rowwise op on 4096 x 4096 against the bandwidth loop over the same bytes and oneDNN.
 void rowwise_line(const Bench& b, const std::string& arch, DType dtype, RowOp op);
 

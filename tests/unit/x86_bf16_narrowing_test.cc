@@ -4,7 +4,6 @@
 // the same bits for every f32 value the math can produce, subnormals (which
 // the instruction reads as zero) and NaN included: the default build against
 // one with TSR_BF16CVT_OFF, which forces the integer path on any CPU.
-#include <cpuid.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -21,18 +20,13 @@ namespace {
 
 using namespace spec_builders;
 
-bool cpu_has_avx512_bf16() {
-  unsigned a = 0, b = 0, c = 0, d = 0;
-  if (__get_cpuid_max(0, nullptr) >= 7) __cpuid_count(7, 1, a, b, c, d);
-  return (a >> 5 & 1u) != 0;
-}
+using testing::cpu_has_avx512_bf16;
 
-class X86Bf16Narrowing : public testing::X86Fixture {
+class X86Bf16Narrowing : public testing::X86V4Fixture {
  protected:
   void SetUp() override {
-    testing::X86Fixture::SetUp();
+    testing::X86V4Fixture::SetUp();
     if (IsSkipped()) return;
-    if (!target_->device("v4").present) GTEST_SKIP() << target_->device("v4").description;
     if (!cpu_has_avx512_bf16()) GTEST_SKIP() << "this CPU has no AVX512-BF16: both builds narrow in integers";
   }
   // The output bytes of `spec` on `inputs`, built with or without TSR_BF16CVT_OFF.

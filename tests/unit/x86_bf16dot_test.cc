@@ -3,7 +3,6 @@
 // paths pass the oracle through libtesserart: the default build takes the one
 // this CPU has, TSR_BF16DOT_OFF (a compile define for tests and the bench)
 // forces the widening path, so on a CPU with AVX512-BF16 both run here.
-#include <cpuid.h>
 #include <gtest/gtest.h>
 
 #include <random>
@@ -20,19 +19,10 @@ namespace {
 
 using namespace spec_builders;
 
-bool cpu_has_avx512_bf16() {
-  unsigned a = 0, b = 0, c = 0, d = 0;
-  if (__get_cpuid_max(0, nullptr) >= 7) __cpuid_count(7, 1, a, b, c, d);
-  return (a >> 5 & 1u) != 0;
-}
+using testing::cpu_has_avx512_bf16;
 
-class X86Bf16Dot : public testing::X86Fixture {
+class X86Bf16Dot : public testing::X86V4Fixture {
  protected:
-  void SetUp() override {
-    testing::X86Fixture::SetUp();
-    if (IsSkipped()) return;
-    if (!target_->device("v4").present) GTEST_SKIP() << target_->device("v4").description;
-  }
   Expected<Artifact> build(const KernelSpec& spec, bool widen) {
     Expected<std::string> source = target_->emit(spec, "v4");
     if (!source) return source.take_error();

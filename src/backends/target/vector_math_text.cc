@@ -325,7 +325,21 @@ TSR_INLINE tsr_vec tsr_vlog(tsr_vec x) {
 TSR_INLINE tsr_vec tsr_vrelu(tsr_vec x) { return tsr_select(x < 0.0f, (tsr_vec)0.0f, x); }
 TSR_INLINE tsr_vec tsr_vneg(tsr_vec x) { return -x; }
 TSR_INLINE tsr_vec tsr_vabs(tsr_vec x) { return __builtin_elementwise_abs(x); }
-TSR_INLINE tsr_vec tsr_vrsqrt(tsr_vec x) { return 1.0f / tsr_vsqrt(x); }
+/* 1 / sqrt(x) rounds twice (up to 1.5 ulp); with FMA one Newton step on the
+ * exactly computed residual 1 - x y^2 (x y split into h + h_lo) brings it to
+ * about half an ulp. x = +-0, inf and x < 0 leave the step NaN: y stands */
+TSR_INLINE tsr_vec tsr_vrsqrt(tsr_vec x) {
+  const tsr_vec y = 1.0f / tsr_vsqrt(x);
+#if TSR_HAVE_FMA
+  tsr_vec h_lo;
+  const tsr_vec h = tsr_vmul_exact(x, y, &h_lo);
+  const tsr_vec r = tsr_vfma(-h_lo, y, tsr_vfma(-h, y, (tsr_vec)1.0f));
+  const tsr_vec refined = tsr_vfma(0.5f * y, r, y);
+  return tsr_select(refined != refined, y, refined);
+#else
+  return y;
+#endif
+}
 )";
 
 }  // namespace

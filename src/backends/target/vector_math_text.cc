@@ -52,10 +52,16 @@ TSR_INLINE tsr_vec tsr_vexp_finish(tsr_vec r, tsr_vec n) {
   const int terms = sizeof tsr_exp_p / sizeof tsr_exp_p[0];
   return tsr_vldexp(tsr_vhorner(r, tsr_exp_p, terms) * r * r + r + 1.0f, n);
 }
-/* e^x for x in [-105, 89] or NaN (Cody-Waite reduction, below) */
+/* x = n ln2 + r for x in [-105, 89] or NaN: ln2 split in two (Cody-Waite),
+ * n rounded to nearest by the 1.5 * 2^23 trick; returns r, n in *n */
+TSR_INLINE tsr_vec tsr_vexp_reduce(tsr_vec xc, tsr_vec* n) {
+  *n = (xc * 1.44269504088896341f + 12582912.0f) - 12582912.0f;
+  return xc - *n * 0.693359375f + *n * 2.12194440e-4f;
+}
+/* e^x 2^k for x in [-105, 89] or NaN */
 TSR_INLINE tsr_vec tsr_vexp_reduced(tsr_vec xc, float k) {
-  const tsr_vec n = (xc * 1.44269504088896341f + 12582912.0f) - 12582912.0f;
-  const tsr_vec r = xc - n * 0.693359375f + n * 2.12194440e-4f;
+  tsr_vec n;
+  const tsr_vec r = tsr_vexp_reduce(xc, &n);
   return tsr_vexp_finish(r, n + k);
 }
 /* e^x: x = n ln2 + r with ln2 split in two (Cody-Waite), n rounded to nearest
@@ -89,9 +95,8 @@ TSR_INLINE tsr_vec tsr_vmul_exact(tsr_vec a, tsr_vec b, tsr_vec* lo) {
 TSR_INLINE tsr_vec tsr_vexp_dd(tsr_vec hi, tsr_vec lo, int32_t k) {
   const float low = -105.0f - 0.693147181f * (float)k;
   const tsr_ivec under = hi < low;
-  const tsr_vec h = tsr_select(under, (tsr_vec)low, hi);
-  const tsr_vec n = (h * 1.44269504088896341f + 12582912.0f) - 12582912.0f;
-  const tsr_vec r = (h - n * 0.693359375f + n * 2.12194440e-4f) + tsr_select(under, (tsr_vec)0.0f, lo);
+  tsr_vec n;
+  const tsr_vec r = tsr_vexp_reduce(tsr_select(under, (tsr_vec)low, hi), &n) + tsr_select(under, (tsr_vec)0.0f, lo);
   return tsr_vexp_finish(r, n + (float)k);
 }
 /* e^y for an f64 argument (exact squares, products the f32 argument would

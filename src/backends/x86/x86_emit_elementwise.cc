@@ -64,7 +64,6 @@ std::string vector_pass(const KernelSpec& spec, int unroll, const std::string& n
 // tsr_vectors_any: the pass; with bf16 on v4 two of them, the one with the
 // VCVTNEPS2BF16 store where the CPU has AVX512-BF16 (the same bits).
 std::string vector_passes(const KernelSpec& spec, const Tier& tier, int unroll) {
-  const std::string args = buffer_args(spec);
   std::ostringstream os;
   os << vector_pass(spec, unroll, "tsr_vectors", "tsr_store_vec", "");
   if (!uses_bf16cvt(spec, tier)) {
@@ -72,12 +71,7 @@ std::string vector_passes(const KernelSpec& spec, const Tier& tier, int unroll) 
     return os.str();
   }
   os << vector_pass(spec, unroll, "tsr_vectors_cvt", "tsr_store_vec_cvt", "__attribute__((target(\"avx512bf16\"))) ")
-     << emit_cpu_avx512bf16()
-     << "static void tsr_vectors_any(" << buffer_params(spec) << ", int64_t count) {\n"
-     << "#ifndef TSR_BF16CVT_OFF   /* tests only: the integer narrowing on any CPU */\n"
-     << "  if (tsr_cpu_avx512bf16()) { tsr_vectors_cvt(" << args << "count); return; }\n"
-     << "#endif\n"
-     << "  tsr_vectors(" << args << "count);\n}\n\n";
+     << emit_bf16cvt_dispatch("tsr_vectors", buffer_params(spec) + ", int64_t count", buffer_args(spec) + "count");
   return os.str();
 }
 

@@ -119,13 +119,9 @@ std::string emit_rowwise(const KernelSpec& spec, const Tier& tier, const EmitCho
     // The same pass with VCVTNEPS2BF16 stores where the CPU has AVX512-BF16 (the same bits).
     os << emit_rows_function(spec, tier, {"tsr_rows_cvt", "tsr_store_vec_cvt", "tsr_stream_vec_cvt",
                                           "__attribute__((target(\"avx512bf16\"))) "})
-       << emit_cpu_avx512bf16()
-       << "static void tsr_rows_any(" << buffer_params(spec)
-       << ", int64_t row0, int64_t row1, int64_t dim_cols, int stream) {\n"
-       << "#ifndef TSR_BF16CVT_OFF   /* tests only: the integer narrowing on any CPU */\n"
-       << "  if (tsr_cpu_avx512bf16()) { tsr_rows_cvt(" << buffer_args(spec) << "row0, row1, dim_cols, stream); return; }\n"
-       << "#endif\n"
-       << "  tsr_rows(" << buffer_args(spec) << "row0, row1, dim_cols, stream);\n}\n\n";
+       << emit_bf16cvt_dispatch("tsr_rows",
+                                buffer_params(spec) + ", int64_t row0, int64_t row1, int64_t dim_cols, int stream",
+                                buffer_args(spec) + "row0, row1, dim_cols, stream");
   } else {
     os << "#define tsr_rows_any tsr_rows\n\n";
   }

@@ -128,6 +128,10 @@ std::string emit_vector_io(const KernelSpec& spec, const Tier& tier);
 bool uses_bf16cvt(const KernelSpec& spec, const Tier& tier);
 // `static int tsr_cpu_avx512bf16(void)`: CPUID.(EAX=7,ECX=1):EAX[5], asked once.
 std::string emit_cpu_avx512bf16();
+// `static void <name>_any(<params>)`: calls <name>_cvt(<args>) where the CPU
+// has AVX512-BF16 (and TSR_BF16CVT_OFF is not defined), else <name>(<args>);
+// with tsr_cpu_avx512bf16. `args` ends with the trailing scalar arguments.
+std::string emit_bf16cvt_dispatch(const std::string& name, const std::string& params, const std::string& args);
 
 // The rowwise family's per-row pass (x86_emit_rowwise_pass.cc) as the
 // function `name` over rows [row0, row1), storing through `store` / `stream`.

@@ -27,6 +27,14 @@ std::string emit_cpu_avx512bf16() {
          "}\n";
 }
 
+std::string emit_bf16cvt_dispatch(const std::string& name, const std::string& params, const std::string& args) {
+  return emit_cpu_avx512bf16() + "static void " + name + "_any(" + params + ") {\n" +
+         "#ifndef TSR_BF16CVT_OFF   /* tests only: the integer narrowing on any CPU */\n" +
+         "  if (tsr_cpu_avx512bf16()) { " + name + "_cvt(" + args + "); return; }\n" +
+         "#endif\n" +
+         "  " + name + "(" + args + ");\n}\n\n";
+}
+
 std::string emit_vector_io(const KernelSpec& spec, const Tier& tier) {
   std::ostringstream os;
   os << "/* vectors of VW storage elements as f32 (exact widening), stores rounding like tsr_store */\n";

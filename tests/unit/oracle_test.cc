@@ -287,11 +287,11 @@ shape: {N: 1099511627776}
 accuracy: {kind: reference_exact}
 determinism: deterministic
 )");
-  EXPECT_DOUBLE_EQ(oracle_trial_bytes(big), 1099511627776.0 * (2 * (4 + 8) + 2 * 4 + 2 * (4 + 8) + 8 + 16));   // in0 (+ copy), out
+  EXPECT_DOUBLE_EQ(oracle_trial_bytes(big), 1099511627776.0 * (2 * (4 + 8) + 2 * 4 + 2 * (4 + 8) + 8 + 24));   // in0 (+ copy), out
   const OracleReport r = run_oracle(big, t, Artifact{});
   EXPECT_EQ(r.verdict, Verdict::not_run);
   EXPECT_EQ(r.reason,
-            "the oracle would hold 80 TiB for one trial of these static extents, above its memory budget of 4 GiB");
+            "the oracle would hold 88 TiB for one trial of these static extents, above its memory budget of 4 GiB");
   EXPECT_EQ(t.runs, 0);
   // Products of static extents beyond int64 are estimated, never overflowed.
   const KernelSpec wide = must_decode(R"(tesserac: 1

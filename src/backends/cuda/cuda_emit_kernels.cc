@@ -15,6 +15,7 @@ gpu::EmittedKernel emit_kernel(const KernelSpec& spec) {
     case Family::elementwise: return emit_elementwise(spec);
     case Family::matmul: return emit_matmul(spec);
     case Family::rowwise: return emit_rowwise(spec);
+    case Family::attention: return gpu::emit_attention(spec, {prelude(spec), 32});
   }
   return {};
 }

@@ -29,7 +29,7 @@ class CudaTarget final : public Target {
   TargetScope scope() const override {
     return {"emits CUDA C++, compiles it with NVRTC to PTX and nvJitLink to a cubin per sm, launches it through "
             "libtesserart (or the CPU emulator with --emulate: PASS_EMULATED)",
-            "build attention; use arch-specific instructions (wgmma, TMA): every cubin is the same compute_80 PTX"};
+            "use tensor cores for attention; use arch-specific instructions (wgmma, TMA): every cubin is the same compute_80 PTX"};
   }
   std::vector<std::string> archs() const override { return cuda::cuda_arch_names(); }
 

@@ -175,7 +175,9 @@ std::string emulation_entry(const KernelSpec& spec) {
   for (size_t i = 0; i < abi.bindings.size(); ++i) {
     const Binding& b = abi.bindings[i];
     call += i ? ", " : "";
-    call += (b.role == Role::scalar ? "*(const long long*)args[" : "(tsr_t*)args[") + std::to_string(i) + "]";
+    // An f32 buffer of a 16-bit kernel (attention's lse, alibi_slopes) is float, as the signature says.
+    const char* pointer = b.dtype == spec.dtype ? "(tsr_t*)args[" : "(float*)args[";
+    call += (b.role == Role::scalar ? "*(const long long*)args[" : pointer) + std::to_string(i) + "]";
   }
   // The entry points are the emulator's, not the kernel's: not instrumented.
   return "\n// ---- emulator entry (not part of the emitted kernel)\n"

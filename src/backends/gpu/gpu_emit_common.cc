@@ -106,8 +106,10 @@ std::string kernel_signature(const KernelSpec& spec, int max_threads) {
   for (const Binding& b : abi.bindings) {
     s += first ? "" : ",\n    ";
     first = false;
-    if (b.role == Role::input) s += "const tsr_t* __restrict__ " + buffer_param(b.name);
-    else if (b.role == Role::output) s += "tsr_t* __restrict__ " + buffer_param(b.name);
+    // An f32 buffer of a 16-bit kernel (attention's lse and alibi_slopes) is float.
+    const std::string elem = b.dtype == spec.dtype ? "tsr_t" : "float";
+    if (b.role == Role::input) s += "const " + elem + "* __restrict__ " + buffer_param(b.name);
+    else if (b.role == Role::output) s += elem + "* __restrict__ " + buffer_param(b.name);
     else s += "long long " + c_scalar_param(scalar_index++) + " /* " + b.name + " */";
   }
   return s + ")";

@@ -27,6 +27,8 @@ constexpr int kElementwiseBlock = 256;
 EmittedKernel emit_elementwise(const KernelSpec& spec, const GpuDialect& dialect, int block = kElementwiseBlock);
 // Reductions over the dialect's wave size.
 EmittedKernel emit_rowwise(const KernelSpec& spec, const GpuDialect& dialect);
+// Flash-style attention (gpu_emit_attention.cc).
+EmittedKernel emit_attention(const KernelSpec& spec, const GpuDialect& dialect);
 
 // The f32 FMA-tile matmul (any storage dtype: operands are read through
 // tsr_ld), with the epilogue, after the dialect's prelude.

@@ -15,6 +15,7 @@ EmittedHipKernel emit_kernel(const KernelSpec& spec, const HipArch& arch) {
   switch (spec.family) {
     case Family::elementwise: k = gpu::emit_elementwise(spec, dialect); break;
     case Family::rowwise: k = gpu::emit_rowwise(spec, dialect); break;
+    case Family::attention: k = gpu::emit_attention(spec, dialect); break;
     case Family::matmul:
       k = uses_mfma(spec, arch) ? emit_matmul_mfma(spec, dialect) : gpu::emit_matmul_fma_tiles(spec, dialect);
       break;

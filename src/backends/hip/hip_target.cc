@@ -29,7 +29,7 @@ class HipTarget final : public Target {
   TargetScope scope() const override {
     return {"emits HIP C++, compiles it with clang-15 to one AMDGPU code object per gfx, launches it through "
             "libtesserart (or the CPU emulator with --emulate: PASS_EMULATED)",
-            "build attention; use matrix cores on RDNA (gfx1030, gfx1100 get FMA tiles: clang-15 has no WMMA)"};
+            "use matrix cores for attention or on RDNA (gfx1030, gfx1100 get FMA tiles: clang-15 has no WMMA)"};
   }
   std::vector<std::string> archs() const override { return hip::hip_arch_names(); }
 

@@ -61,9 +61,10 @@ std::map<std::string, std::string> tiling_tunables(const MatmulTiling& t) {
 
 // The kernels whose emitter has no tunables here: AMX tiles and the
 // run-time VDPBF16PS pair path (their blocking is fixed by the instruction's
-// tile shapes), and rowwise (one pass per row, nothing to block).
+// tile shapes), rowwise (one pass per row, nothing to block) and attention
+// (its blocks are fixed per head dimension).
 bool offers_only_default(const KernelSpec& spec, const Tier& tier) {
-  return spec.family == Family::rowwise || uses_amx(spec, tier) ||
+  return spec.family == Family::rowwise || spec.family == Family::attention || uses_amx(spec, tier) ||
          (spec.family == Family::matmul && uses_bf16dot(spec, tier));
 }
 
@@ -119,6 +120,7 @@ std::string emit_source(const KernelSpec& spec, const Tier& tier, const EmitChoi
     case Family::elementwise: return emit_elementwise(spec, tier, choice);
     case Family::matmul: return tier.amx ? emit_matmul_amx(spec, tier, choice) : emit_matmul(spec, tier, choice);
     case Family::rowwise: return emit_rowwise(spec, tier, choice);
+    case Family::attention: return emit_attention(spec, tier, choice);
   }
   return "";
 }

@@ -45,6 +45,7 @@ std::vector<CParam> c_params(const KernelSpec& spec) {
     p.abi_name = b.name;
     p.is_buffer = b.role != Role::scalar;
     p.is_output = b.role == Role::output;
+    if (p.is_buffer && b.dtype != spec.dtype) p.elem = "float";
     // Buffer names are the family's fixed ABI names; scalars are the spec's.
     p.c_name = p.is_buffer ? b.name : c_scalar_param(scalar_index++);
     params.push_back(p);
@@ -198,7 +199,7 @@ std::string buffer_params(const KernelSpec& spec) {
   for (const CParam& p : c_params(spec)) {
     if (!p.is_buffer) continue;
     if (!s.empty()) s += ", ";
-    s += (p.is_output ? "tsr_storage* restrict " : "const tsr_storage* restrict ") + p.c_name;
+    s += (p.is_output ? "" : "const ") + p.elem + "* restrict " + p.c_name;
   }
   return s;
 }
@@ -230,7 +231,7 @@ std::string emit_launch_struct(const KernelSpec& spec, const std::string& fields
   os << "/* what the tasks of one launch share */\n"
      << "typedef struct tsr_launch {\n";
   for (const CParam& p : c_params(spec))
-    if (p.is_buffer) os << "  " << (p.is_output ? "tsr_storage* " : "const tsr_storage* ") << p.c_name << ";\n";
+    if (p.is_buffer) os << "  " << (p.is_output ? "" : "const ") << p.elem << "* " << p.c_name << ";\n";
   os << fields << "} tsr_launch;\n\n";
   return os.str();
 }
@@ -275,7 +276,7 @@ std::string emit_entry_head(const KernelSpec& spec, const std::string& entry_suf
   int buffer_index = 0;
   for (const CParam& p : c_params(spec)) {
     if (!p.is_buffer) continue;
-    os << "  l." << p.c_name << " = (" << (p.is_output ? "tsr_storage*" : "const tsr_storage*") << ")buffers["
+    os << "  l." << p.c_name << " = (" << (p.is_output ? "" : "const ") << p.elem << "*)buffers["
        << buffer_index++ << "];\n";
   }
   return os.str();

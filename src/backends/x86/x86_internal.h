@@ -73,6 +73,7 @@ struct CParam {
   std::string abi_name;    // name of the ABI binding
   bool is_buffer = true;
   bool is_output = false;
+  std::string elem = "tsr_storage";   // element type: tsr_storage, or float for an f32 buffer of a 16-bit kernel
 };
 std::vector<CParam> c_params(const KernelSpec& spec);
 
@@ -152,6 +153,7 @@ std::string float_literal(double v);
 std::string emit_elementwise(const KernelSpec& spec, const Tier& tier, const EmitChoice& choice);
 std::string emit_matmul(const KernelSpec& spec, const Tier& tier, const EmitChoice& choice);
 std::string emit_rowwise(const KernelSpec& spec, const Tier& tier, const EmitChoice& choice);
+std::string emit_attention(const KernelSpec& spec, const Tier& tier, const EmitChoice& choice);
 // bf16 matmul on AMX tiles (x86_emit_matmul_amx.cc).
 std::string emit_matmul_amx(const KernelSpec& spec, const Tier& tier, const EmitChoice& choice);
 

@@ -19,7 +19,7 @@ class X86Target final : public Target {
   TargetScope scope() const override {
     return {"emits C per x86-64 level (AVX2, AVX-512, AMX tiles for bf16 matmul on v4+amx), compiles it with clang "
             "to a shared object, runs it on this CPU",
-            "build attention; run a level this CPU lacks (NOT_RUN)"};
+            "run a level this CPU lacks (NOT_RUN)"};
   }
   std::vector<std::string> archs() const override { return x86::tier_names(); }
 

@@ -89,7 +89,7 @@ std::optional<KernelSpec> decode_root(const DocNode& root, const std::string& fi
     const std::optional<Family> family = family_from_name(*fam);
     if (family) spec.family = *family;
     codec = family ? find_codec(*family) : nullptr;
-    if (!codec) top.error(top.get("family"), "family '" + *fam + "' has no codec in this tesserac yet (available: elementwise, matmul, rowwise)");
+    if (!codec) top.error(top.get("family"), "family '" + *fam + "' has no codec in this tesserac");
   }
   MapReader m(root, file, codec ? std::string(family_name(spec.family)) + " spec" : "spec", diag);
   spec.location = m.location();

@@ -70,12 +70,32 @@ KernelAbi kernel_abi(const KernelSpec& spec) {
       abi.bindings.push_back(buffer("y", Role::output, t, {r.rows, r.cols}));
       break;
     }
+    case Family::attention: {
+      const AttentionSpec& a = spec.attention();
+      // [B, S, H, D] (bshd) or [B, H, S, D] (bhsd), row-major.
+      auto tensor = [&](const Dim& s, const Dim& h, const Dim& d) {
+        return a.layout == AttentionLayout::bshd ? std::vector<Dim>{a.batch, s, h, d} : std::vector<Dim>{a.batch, h, s, d};
+      };
+      abi.bindings.push_back(buffer("q", Role::input, t, tensor(a.q_len, a.q_heads, a.head_dim)));
+      abi.bindings.push_back(buffer("k", Role::input, t, tensor(a.kv_len, a.kv_heads, a.head_dim)));
+      abi.bindings.push_back(buffer("v", Role::input, t, tensor(a.kv_len, a.kv_heads, a.v_head_dim)));
+      if (a.alibi) abi.bindings.push_back(buffer("alibi_slopes", Role::input, DType::f32, {a.q_heads}));
+      abi.bindings.push_back(buffer("o", Role::output, t, tensor(a.q_len, a.q_heads, a.v_head_dim)));
+      if (a.lse) abi.bindings.push_back(buffer("lse", Role::output, DType::f32, {a.batch, a.q_heads, a.q_len}));
+      break;
+    }
   }
-  // Runtime scalars follow the family's shape order (M, N, K; rows, cols; N).
+  // Runtime scalars follow the family's shape order (M, N, K; rows, cols; N;
+  // batch, q_len, kv_len).
   switch (spec.family) {
     case Family::elementwise: note_dims({spec.elementwise().n}, scalars); break;
     case Family::matmul: note_dims({spec.matmul().m, spec.matmul().n, spec.matmul().k}, scalars); break;
     case Family::rowwise: note_dims({spec.rowwise().rows, spec.rowwise().cols}, scalars); break;
+    case Family::attention: {
+      const AttentionSpec& a = spec.attention();
+      note_dims({a.batch, a.q_heads, a.kv_heads, a.q_len, a.kv_len, a.head_dim, a.v_head_dim}, scalars);
+      break;
+    }
   }
   for (const std::string& s : scalars) abi.bindings.push_back(Binding{s, Role::scalar, DType::f32, {}});
   return abi;

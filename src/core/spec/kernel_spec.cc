@@ -46,6 +46,7 @@ const char* family_name(Family f) {
     case Family::elementwise: return "elementwise";
     case Family::matmul: return "matmul";
     case Family::rowwise: return "rowwise";
+    case Family::attention: return "attention";
   }
   return "?";
 }
@@ -69,6 +70,8 @@ std::optional<DType> dtype_from_name(const std::string& name) {
 int dtype_size(DType d) { return d == DType::f32 ? 4 : 2; }
 
 const char* layout_name(Layout l) { return l == Layout::row ? "row" : "col"; }
+
+const char* attention_layout_name(AttentionLayout l) { return l == AttentionLayout::bshd ? "bshd" : "bhsd"; }
 
 const char* row_op_name(RowOp op) {
   switch (op) {

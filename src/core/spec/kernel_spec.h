@@ -12,7 +12,7 @@
 
 namespace tsr {
 
-enum class Family { elementwise, matmul, rowwise };
+enum class Family { elementwise, matmul, rowwise, attention };
 enum class DType { f32, f16, bf16 };
 enum class Determinism { deterministic, nondeterministic_allowed };
 enum class Layout { row, col };
@@ -92,6 +92,29 @@ struct RowwiseSpec {
   bool affine = false;         // rmsnorm: weight; layernorm: weight and bias
 };
 
+// attention (docs/spec-format.md "attention"): O = softmax(mask(scale·Q·Kᵀ)) V
+// per (batch, query head), a query head reading KV head h / (q_heads / kv_heads).
+enum class AttentionLayout { bshd, bhsd };
+const char* attention_layout_name(AttentionLayout l);
+
+struct AttentionWindow {
+  int64_t left = 0, right = 0;   // keys [i + off - left, i + off + right] (off = kv_len - q_len)
+  bool operator==(const AttentionWindow&) const = default;
+};
+
+struct AttentionSpec {
+  Dim batch, q_heads, kv_heads, q_len, kv_len, head_dim, v_head_dim;   // heads and head dims static
+  AttentionLayout layout = AttentionLayout::bshd;
+  bool causal = false;                     // key j <= i + off (bottom-right aligned)
+  std::optional<AttentionWindow> window;   // sliding window, combinable with causal
+  bool scale_default = false;              // `scale: default`: 1/sqrt(head_dim)
+  double scale = 1.0;                      // the f32 the logits are multiplied by (resolved when default)
+  std::optional<double> softcap;           // logits -> c * tanh(logits / c)
+  bool alibi = false;                      // input alibi_slopes[q_heads] (f32)
+  bool lse = false;                        // output lse[batch, q_heads, q_len] (f32)
+  int64_t group() const { return q_heads.value / kv_heads.value; }   // query heads per KV head
+};
+
 // A spec's `candidates:` entries (docs/spec-format.md "Candidates"): code the
 // arbiter may choose instead of the generated kernel, each judged by the
 // oracle with its own declared budget.
@@ -138,7 +161,7 @@ struct KernelSpec {
   Determinism determinism = Determinism::deterministic;
   std::vector<std::string> targets;  // empty: not restricted by the spec
   std::vector<Candidate> candidates; // spec order; empty: only generated kernels
-  std::variant<ElementwiseSpec, MatmulSpec, RowwiseSpec> body;
+  std::variant<ElementwiseSpec, MatmulSpec, RowwiseSpec, AttentionSpec> body;
 
   SourceLocation location;           // where `kernel:` was written
   std::string source_text;           // the spec file's text (load_specs), carried in archives for qualify
@@ -146,6 +169,7 @@ struct KernelSpec {
   const ElementwiseSpec& elementwise() const { return std::get<ElementwiseSpec>(body); }
   const MatmulSpec& matmul() const { return std::get<MatmulSpec>(body); }
   const RowwiseSpec& rowwise() const { return std::get<RowwiseSpec>(body); }
+  const AttentionSpec& attention() const { return std::get<AttentionSpec>(body); }
 };
 
 }  // namespace tsr

@@ -19,6 +19,8 @@ Leading leading_dim(const KernelSpec& spec) {
     case Family::matmul: return {spec.matmul().m, {16, 256}, {16, 256, 1024}};
     case Family::rowwise: return {spec.rowwise().rows, {16, 256}, {16, 256, 1024}};
     case Family::elementwise: return {spec.elementwise().n, {4096, 262144}, {4096, 262144, 4194304}};
+    // Decode (a few query rows against the cache) vs prefill.
+    case Family::attention: return {spec.attention().q_len, {16, 256}, {1, 256, 1024}};
   }
   return {};
 }
@@ -28,6 +30,11 @@ std::vector<std::pair<std::string, Dim>> shape_dims(const KernelSpec& spec) {
     case Family::matmul: return {{"M", spec.matmul().m}, {"N", spec.matmul().n}, {"K", spec.matmul().k}};
     case Family::rowwise: return {{"rows", spec.rowwise().rows}, {"cols", spec.rowwise().cols}};
     case Family::elementwise: return {{"N", spec.elementwise().n}};
+    case Family::attention: {
+      const AttentionSpec& a = spec.attention();
+      return {{"batch", a.batch},   {"q_heads", a.q_heads},   {"kv_heads", a.kv_heads},    {"q_len", a.q_len},
+              {"kv_len", a.kv_len}, {"head_dim", a.head_dim}, {"v_head_dim", a.v_head_dim}};
+    }
   }
   return {};
 }

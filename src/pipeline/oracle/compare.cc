@@ -17,10 +17,15 @@ double relative_threshold(const Budget& budget) {
 }
 
 Comparison compare_output(const std::vector<ReferenceValue>& ref, const std::vector<double>& out, const Budget& budget) {
+  return compare_outputs(ref, {out}, budget);
+}
+
+Comparison compare_outputs(const std::vector<ReferenceValue>& ref, const std::vector<std::vector<double>>& outs,
+                           const Budget& budget) {
   Comparison c;
   const double threshold = relative_threshold(budget);
   for (const ReferenceValue& r : ref) {
-    const double o = out[static_cast<size_t>(r.index)];
+    const double o = outs[static_cast<size_t>(r.output)][static_cast<size_t>(r.index)];
     ++c.checked;
     if (std::isfinite(r.value) && std::isfinite(o)) {
       const double abs_err = std::fabs(o - r.value);
@@ -43,6 +48,7 @@ Comparison compare_output(const std::vector<ReferenceValue>& ref, const std::vec
     if (c.pass) {
       c.pass = false;
       c.first_fail_index = r.index;
+      c.first_fail_output = r.output;
       c.first_fail_out = o;
       c.first_fail_ref = r.value;
     }

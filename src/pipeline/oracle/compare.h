@@ -26,6 +26,7 @@ struct Comparison {
   double budget_use = 0.0;
   bool absolute_term_decided = true;
   int64_t first_fail_index = -1;
+  int first_fail_output = 0;   // ReferenceValue::output of the first failure
   double first_fail_out = 0.0;
   double first_fail_ref = 0.0;
 };
@@ -36,5 +37,8 @@ double relative_threshold(const Budget& budget);
 
 // `out` returns the output element at a flat index (already widened to double).
 Comparison compare_output(const std::vector<ReferenceValue>& ref, const std::vector<double>& out, const Budget& budget);
+// Every output of a kernel: `outs[r.output]` holds output r.output's elements.
+Comparison compare_outputs(const std::vector<ReferenceValue>& ref, const std::vector<std::vector<double>>& outs,
+                           const Budget& budget);
 
 }  // namespace tsr

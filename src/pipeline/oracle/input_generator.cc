@@ -59,6 +59,14 @@ double large_scale(const KernelSpec& spec, const std::map<std::string, int64_t>&
   return std::min(64.0, std::sqrt(dtype_max(spec.dtype) / (16.0 * kk)));
 }
 
+// attention's "large" q and k: logits of a few hundred (scale · |q·k| ≈
+// 200), where a softmax that does not subtract the row maximum overflows f32
+// (e^89), yet far from where the f32 dot product loses the budget.
+double attention_large_qk(const AttentionSpec& a) {
+  const double d = static_cast<double>(a.head_dim.value);
+  return std::sqrt(200.0 / (0.58 * a.scale * std::sqrt(d)));
+}
+
 }  // namespace
 
 std::vector<double> generate_values(const KernelSpec& spec, const std::string& binding, int64_t count,
@@ -69,7 +77,17 @@ std::vector<double> generate_values(const KernelSpec& spec, const std::string& b
   // the rounding error of its partial sums; positive operands keep every
   // element's relative error meaningful.
   const bool positive_large = spec.family == Family::matmul && binding != "bias" && binding != "residual";
-  const double scale = large_scale(spec, scalars);
+  double scale = large_scale(spec, scalars);
+  if (spec.family == Family::attention) {
+    // ALiBi slopes are positive, geometric as in the ALiBi paper: 2^-1 .. 2^-8.
+    if (binding == "alibi_slopes") {
+      for (double& x : v) x = round_to_storage(std::exp2(-1.0 - 7.0 * rng.uniform01()), DType::f32);
+      return v;
+    }
+    // v keeps unit magnitudes under "large": the output is a convex combination of its rows.
+    if (dist == Distribution::large && binding == "v") dist = Distribution::normal;
+    if (binding == "q" || binding == "k") scale = attention_large_qk(spec.attention());
+  }
   // Small enough to exercise tiny magnitudes, large enough that products of
   // two stay normal in the f32 registers every kernel computes in.
   const double tiny = spec.dtype == DType::f16 ? 0x1.0p-12 : 0x1.0p-60;
@@ -105,6 +123,10 @@ std::map<std::string, int64_t> trial_scalars(const KernelSpec& spec, int trial) 
                                                        {67, 97, 130}, {256, 128, 256}, {48, 16, 72}};
   static const int64_t rowwise_sizes[kTrialCount][2] = {{37, 1000}, {9, 4099}, {1, 1},
                                                         {5, 33},    {16, 4096}, {128, 256}};
+  // batch, q_len, kv_len: ragged blocks, one token, decode against a longer
+  // cache, q_len > kv_len (a causal mask leaves the first rows without keys).
+  static const int64_t attention_sizes[kTrialCount][3] = {{2, 37, 53}, {1, 128, 128}, {1, 1, 1},
+                                                          {3, 1, 300}, {1, 77, 40},   {2, 64, 129}};
   std::map<std::string, int64_t> values;
   const int t = trial % kTrialCount;
   // A dimension named twice (N: M) keeps its first value.
@@ -121,6 +143,11 @@ std::map<std::string, int64_t> trial_scalars(const KernelSpec& spec, int trial) 
     case Family::rowwise:
       assign(spec.rowwise().rows, rowwise_sizes[t][0]);
       assign(spec.rowwise().cols, rowwise_sizes[t][1]);
+      break;
+    case Family::attention:
+      assign(spec.attention().batch, attention_sizes[t][0]);
+      assign(spec.attention().q_len, attention_sizes[t][1]);
+      assign(spec.attention().kv_len, attention_sizes[t][2]);
       break;
   }
   return values;

@@ -182,8 +182,10 @@ OracleReport run_trials(const KernelSpec& spec, const Launcher& launcher, const 
   report.seed = options.seed;
   report.budget = effective_budget(spec, launcher.budget_floor(spec));
   const KernelAbi abi = kernel_abi(spec);
-  const size_t output_slot = abi.buffers().size() - 1;   // every family has exactly one output, last
-  const DType out_dtype = abi.buffers().back()->dtype;
+  // The output slots among the buffers, in ABI order (attention: o, then lse).
+  std::vector<size_t> output_slots;
+  for (size_t b = 0; b < abi.buffers().size(); ++b)
+    if (abi.buffers()[b]->role == Role::output) output_slots.push_back(b);
   for (int i = 0; i < static_cast<int>(shapes.size()); ++i) {
     const TrialShape& shape = shapes[static_cast<size_t>(i)];
     Trial trial = make_trial(spec, abi, shape, i, options.seed);
@@ -207,12 +209,15 @@ OracleReport run_trials(const KernelSpec& spec, const Launcher& launcher, const 
       return report;
     }
 
-    const uint8_t* out_bytes = trial.args.payload(output_slot);
-    const int64_t count = static_cast<int64_t>(trial.args.payload_size(output_slot)) / dtype_size(out_dtype);
-    std::vector<double> out(static_cast<size_t>(count));
-    for (int64_t j = 0; j < count; ++j) out[static_cast<size_t>(j)] = load_element(out_bytes, out_dtype, j);
+    std::vector<std::vector<double>> outs;
+    for (size_t slot : output_slots) {
+      const DType dtype = abi.buffers()[slot]->dtype;
+      const int64_t count = static_cast<int64_t>(trial.args.payload_size(slot)) / dtype_size(dtype);
+      std::vector<double>& out = outs.emplace_back(static_cast<size_t>(count));
+      for (int64_t j = 0; j < count; ++j) out[static_cast<size_t>(j)] = load_element(trial.args.payload(slot), dtype, j);
+    }
     const std::vector<ReferenceValue> ref = reference_output(spec, trial.inputs, trial.scalars, options.seed + i);
-    const Comparison c = compare_output(ref, out, report.budget);
+    const Comparison c = compare_outputs(ref, outs, report.budget);
     report.max_abs_err = std::max(report.max_abs_err, c.max_abs_err);
     report.max_rel_err = std::max(report.max_rel_err, c.max_rel_err);
     if (c.budget_use > report.budget_use) {
@@ -221,8 +226,11 @@ OracleReport run_trials(const KernelSpec& spec, const Launcher& launcher, const 
     }
     if (!c.pass && report.verdict != Verdict::fail) {
       report.verdict = Verdict::fail;
+      const std::string where = output_slots.size() > 1
+                                    ? "output '" + abi.buffers()[output_slots[static_cast<size_t>(c.first_fail_output)]]->name + "' "
+                                    : "";
       report.reason = trial_name + ": " + std::to_string(c.failures) + " of " + std::to_string(c.checked) +
-                      " elements outside budget; first at index " + std::to_string(c.first_fail_index) + ": got " +
+                      " elements outside budget; first at " + where + "index " + std::to_string(c.first_fail_index) + ": got " +
                       format_double(c.first_fail_out) + ", expected " + format_double(c.first_fail_ref);
     }
     // A kernel claimed deterministic must reproduce its first trial bit for bit.
@@ -231,8 +239,11 @@ OracleReport run_trials(const KernelSpec& spec, const Launcher& launcher, const 
       Status reran = launcher.launch(spec, artifact, again.args);
       if (options.corrupt_outputs) options.corrupt_outputs(again.args);
       report.determinism_checked = true;
-      const size_t out_size = trial.args.payload_size(output_slot);
-      if (!reran.ok() || !std::equal(out_bytes, out_bytes + out_size, again.args.payload(output_slot))) {
+      bool same = reran.ok();
+      for (size_t slot : output_slots)
+        same = same && std::equal(trial.args.payload(slot), trial.args.payload(slot) + trial.args.payload_size(slot),
+                                  again.args.payload(slot));
+      if (!same) {
         report.verdict = Verdict::fail;
         report.reason = reran.ok() ? "kernel is declared deterministic but two runs on identical inputs differ"
                                    : "launch failed on the determinism rerun: " + reran.error().message();

@@ -61,7 +61,8 @@ std::vector<ReferenceValue> elementwise_reference(const KernelSpec& spec, const 
   return out;
 }
 
-// Rows to check: all of them, or a seeded sample when the problem is large.
+}  // namespace
+
 std::vector<int64_t> rows_to_check(int64_t rows, double work_per_row, uint64_t seed) {
   constexpr double kMaxWork = 1.5e8;
   std::vector<int64_t> picked;
@@ -78,6 +79,8 @@ std::vector<int64_t> rows_to_check(int64_t rows, double work_per_row, uint64_t s
   picked.erase(std::unique(picked.begin(), picked.end()), picked.end());
   return picked;
 }
+
+namespace {
 
 std::vector<ReferenceValue> matmul_reference(const KernelSpec& spec, const std::vector<std::vector<double>>& in,
                                              const std::map<std::string, int64_t>& scalars, uint64_t seed) {
@@ -175,6 +178,7 @@ std::vector<ReferenceValue> reference_output(const KernelSpec& spec, const std::
     case Family::elementwise: return elementwise_reference(spec, inputs, scalars);
     case Family::matmul: return matmul_reference(spec, inputs, scalars, sample_seed);
     case Family::rowwise: return rowwise_reference(spec, inputs, scalars, sample_seed);
+    case Family::attention: return attention_reference(spec, inputs, scalars, sample_seed);
   }
   return {};
 }

@@ -1,0 +1,243 @@
+// Attention family for x86 (System V AMD64 psABI; x86-64 levels v2-v4): a
+// flash-style schedule in f32 vector lanes. A task is one block of BQ query
+// rows of one (batch, query head). Its queries are held transposed (qt[d][r]),
+// so scores come out transposed (s[j][r]: one key per row, the block's
+// queries across the lanes) and the online softmax runs lane-wise with no
+// horizontal reduction. K and V stream through per-worker scratch in tiles of
+// BK keys (converted to f32 once per tile); a task visits only the keys its
+// rows' mask allows and masks element by element only the tiles that need it.
+// Every order is fixed: results do not depend on the worker count.
+#include <sstream>
+
+#include "x86/x86_internal.h"
+
+namespace tsr::x86 {
+
+namespace {
+
+constexpr int kQueryRows = 32;   // BQ: query rows per task
+constexpr int kTileKeys = 48;    // BK: keys per tile (a multiple of both score micro-tiles)
+
+// The register blocking of the two products, per register file size.
+struct Blocking {
+  int rj;    // scores: keys per micro-tile (times QC query vectors)
+  int qc;    // scores: query vectors per micro-tile
+  int rm;    // P·V: query rows per micro-tile
+  int nv;    // P·V: output vectors per micro-tile
+};
+
+Blocking blocking_for(const Tier& tier) {
+  if (tier.vector_registers >= 32) return {12, 2, 4, 4};   // 24 + 2 and 16 + 4 registers
+  return {6, 2, 4, 2};                                     // 12 + 2 and 8 + 2 registers
+}
+
+// Element offset of (b, s, h, 0) in a [B, S, H, X] or [B, H, S, X] tensor.
+std::string row_offset(AttentionLayout layout, const std::string& b, const std::string& s, const std::string& len,
+                       const std::string& h, const std::string& heads, const std::string& x) {
+  if (layout == AttentionLayout::bshd) return "((" + b + " * " + len + " + " + s + ") * " + heads + " + " + h + ") * " + x;
+  return "((" + b + " * " + heads + " + " + h + ") * " + len + " + " + s + ") * " + x;
+}
+
+// s[j0 .. j0 + RJ)[c0 .. c0 + QC vectors) = Σ_d k[j][d] · qt[d][lanes], unrolled.
+std::string scores_block(const Blocking& bl) {
+  std::ostringstream os;
+  os << "TSR_VECTOR_FN TSR_INLINE void tsr_scores_block(tsr_scratch* restrict w, int j0, int c0) {\n";
+  for (int j = 0; j < bl.rj; ++j)
+    for (int c = 0; c < bl.qc; ++c) os << "  tsr_vec a" << j << "_" << c << " = 0.0f;\n";
+  os << "  for (int d = 0; d < TSR_D; ++d) {\n";
+  for (int c = 0; c < bl.qc; ++c)
+    os << "    const tsr_vec q" << c << " = *(const tsr_vec*)&w->qt[d][(c0 + " << c << ") * VW];\n";
+  for (int j = 0; j < bl.rj; ++j) {
+    os << "    { const float kj = w->k[j0 + " << j << "][d];";
+    for (int c = 0; c < bl.qc; ++c) os << " a" << j << "_" << c << " = tsr_vfma(q" << c << ", (tsr_vec)kj, a" << j << "_" << c << ");";
+    os << " }\n";
+  }
+  os << "  }\n";
+  for (int j = 0; j < bl.rj; ++j)
+    for (int c = 0; c < bl.qc; ++c)
+      os << "  *(tsr_vec*)&w->s[j0 + " << j << "][(c0 + " << c << ") * VW] = a" << j << "_" << c << ";\n";
+  os << "}\n";
+  return os.str();
+}
+
+// o[r0 .. r0 + RM)[c0 .. c0 + nv vectors) = o · corr[r] + Σ_{j < nk} s[j][r] · v[j][lanes].
+std::string pv_block(const std::string& name, int rm, int nv) {
+  std::ostringstream os;
+  os << "TSR_VECTOR_FN TSR_INLINE void " << name << "(tsr_scratch* restrict w, int r0, int c0, int nk) {\n";
+  for (int r = 0; r < rm; ++r) {
+    os << "  const float k" << r << " = w->corr[r0 + " << r << "];\n";
+    for (int c = 0; c < nv; ++c)
+      os << "  tsr_vec o" << r << "_" << c << " = *(const tsr_vec*)&w->o[r0 + " << r << "][(c0 + " << c << ") * VW] * k" << r
+         << ";\n";
+  }
+  os << "  for (int j = 0; j < nk; ++j) {\n";
+  for (int c = 0; c < nv; ++c) os << "    const tsr_vec v" << c << " = *(const tsr_vec*)&w->v[j][(c0 + " << c << ") * VW];\n";
+  for (int r = 0; r < rm; ++r) {
+    os << "    { const float p = w->s[j][r0 + " << r << "];";
+    for (int c = 0; c < nv; ++c) os << " o" << r << "_" << c << " = tsr_vfma(v" << c << ", (tsr_vec)p, o" << r << "_" << c << ");";
+    os << " }\n";
+  }
+  os << "  }\n";
+  for (int r = 0; r < rm; ++r)
+    for (int c = 0; c < nv; ++c)
+      os << "  *(tsr_vec*)&w->o[r0 + " << r << "][(c0 + " << c << ") * VW] = o" << r << "_" << c << ";\n";
+  os << "}\n";
+  return os.str();
+}
+
+std::string mask_description(const AttentionSpec& a) {
+  std::string s = a.causal ? "causal" : "no causal mask";
+  if (a.window) s += ", window left " + std::to_string(a.window->left) + " right " + std::to_string(a.window->right);
+  return s;
+}
+
+}  // namespace
+
+std::string emit_attention(const KernelSpec& spec, const Tier& tier, const EmitChoice& choice) {
+  const AttentionSpec& a = spec.attention();
+  const Blocking bl = blocking_for(tier);
+  const std::string HQ = std::to_string(a.q_heads.value), HKV = std::to_string(a.kv_heads.value);
+  const std::string left = a.window ? "INT64_C(" + std::to_string(a.window->left) + ")" : "";
+  const std::string right = a.window ? "INT64_C(" + std::to_string(a.window->right) + ")" : "";
+  std::ostringstream desc;
+  desc << "attention (" << attention_layout_name(a.layout) << ") with batch = " << a.batch.str()
+       << ", heads = " << HQ << "/" << HKV << ", q_len = " << a.q_len.str() << ", kv_len = " << a.kv_len.str()
+       << ", head_dim = " << a.head_dim.value << "/" << a.v_head_dim.value << ", " << mask_description(a)
+       << ", scale = " << float_literal(a.scale) << (a.softcap ? ", softcap = " + float_literal(*a.softcap) : "")
+       << (a.alibi ? ", alibi" : "") << (a.lse ? ", lse" : "");
+  std::ostringstream os;
+  os << emit_prelude(spec, tier, desc.str(), choice.entry_suffix) << emit_vector_io(spec, tier);
+  os << "enum {\n"
+     << "  TSR_D = " << a.head_dim.value << ", TSR_DV = " << a.v_head_dim.value
+     << ", TSR_DVP = (TSR_DV + VW - 1) / VW * VW,   /* head dims; v rows padded to whole vectors */\n"
+     << "  TSR_BQ = " << kQueryRows << ", TSR_BK = " << kTileKeys << ",   /* query rows per task, keys per tile */\n"
+     << "  TSR_QV = TSR_BQ / VW, TSR_DVV = TSR_DVP / VW,\n"
+     << "  TSR_RJ = " << bl.rj << ", TSR_QC = " << bl.qc << ", TSR_RM = " << bl.rm << ", TSR_NV = " << bl.nv
+     << ",   /* micro-tiles */\n"
+     << "  TSR_HQ = " << HQ << ", TSR_HKV = " << HKV << ", TSR_GROUP = " << a.group() << "\n};\n\n";
+  os << "/* one worker's scratch (every array a multiple of 64 bytes) */\n"
+     << "typedef struct tsr_scratch {\n"
+     << "  float qt[TSR_D][TSR_BQ];    /* the block's queries, transposed */\n"
+     << "  float k[TSR_BK][TSR_D];     /* one tile of keys */\n"
+     << "  float v[TSR_BK][TSR_DVP];   /* its values (pad columns 0) */\n"
+     << "  float s[TSR_BK][TSR_BQ];    /* scores, then probabilities, transposed */\n"
+     << "  float o[TSR_BQ][TSR_DVP];   /* unnormalized outputs */\n"
+     << "  float m[TSR_BQ], l[TSR_BQ], corr[TSR_BQ];   /* running max, sum, this tile's rescaling */\n"
+     << "} __attribute__((aligned(64))) tsr_scratch;\n\n"
+     << scores_block(bl) << pv_block("tsr_pv_block", bl.rm, bl.nv) << pv_block("tsr_pv_vector", bl.rm, 1);
+  os << emit_launch_struct(spec, "  int64_t batch, sq, skv, q_blocks;\n  void* workspace;\n");
+
+  // The task: one (b, h, query block).
+  os << "TSR_VECTOR_FN static void tsr_attend(const tsr_launch* restrict l, int64_t b, int64_t h, int64_t i0,\n"
+     << "                                     tsr_scratch* restrict w) {\n"
+     << "  const int64_t sq = l->sq, skv = l->skv, off = skv - sq, hk = h / TSR_GROUP;\n"
+     << "  const int rows = sq - i0 < TSR_BQ ? (int)(sq - i0) : TSR_BQ;\n"
+     << "  const int64_t i1 = i0 + rows;\n"
+     << "  /* the keys some row of the block may attend: [j_lo, j_hi) */\n"
+     << "  int64_t j_lo = 0, j_hi = skv;\n";
+  if (a.causal) os << "  if (i1 + off < j_hi) j_hi = i1 + off;   /* causal: j <= i + off */\n";
+  if (a.window)
+    os << "  if (i1 + off + " << right << " < j_hi) j_hi = i1 + off + " << right << ";   /* j <= i + off + right */\n"
+       << "  if (i0 + off - " << left << " > j_lo) j_lo = i0 + off - " << left << ";   /* j >= i + off - left */\n";
+  os << "  for (int d = 0; d < TSR_D; ++d)\n"
+     << "    for (int r = 0; r < TSR_BQ; ++r) w->qt[d][r] = 0.0f;\n"
+     << "  for (int r = 0; r < rows; ++r) {\n"
+     << "    const tsr_storage* restrict qr = l->q + " << row_offset(a.layout, "b", "(i0 + r)", "sq", "h", "TSR_HQ", "TSR_D")
+     << ";\n"
+     << "    for (int d = 0; d < TSR_D; ++d) w->qt[d][r] = tsr_load(qr, d);\n  }\n"
+     << "  for (int r = 0; r < TSR_BQ; ++r) {\n"
+     << "    w->m[r] = -0x1.fffffep127f;   /* -FLT_MAX, not -inf: exp(m - m) of a row without keys stays finite */\n"
+     << "    w->l[r] = 0.0f;\n"
+     << "    for (int c = 0; c < TSR_DVP; ++c) w->o[r][c] = 0.0f;\n  }\n";
+  if (a.alibi) os << "  const float slope = l->alibi_slopes[h];\n";
+  os << "  for (int64_t t = j_lo; t < j_hi; t += TSR_BK) {\n"
+     << "    const int nk = j_hi - t < TSR_BK ? (int)(j_hi - t) : TSR_BK;\n"
+     << "    for (int j = 0; j < TSR_BK; ++j) {\n"
+     << "      if (j < nk) {\n"
+     << "        tsr_load_span(w->k[j], l->k + " << row_offset(a.layout, "b", "(t + j)", "skv", "hk", "TSR_HKV", "TSR_D")
+     << ", TSR_D);\n"
+     << "        tsr_load_span(w->v[j], l->v + " << row_offset(a.layout, "b", "(t + j)", "skv", "hk", "TSR_HKV", "TSR_DV")
+     << ", TSR_DV);\n"
+     << "        for (int c = TSR_DV; c < TSR_DVP; ++c) w->v[j][c] = 0.0f;\n"
+     << "      } else {\n"
+     << "        for (int d = 0; d < TSR_D; ++d) w->k[j][d] = 0.0f;\n"
+     << "        for (int c = 0; c < TSR_DVP; ++c) w->v[j][c] = 0.0f;\n"
+     << "      }\n    }\n"
+     << "    const int nkb = (nk + TSR_RJ - 1) / TSR_RJ * TSR_RJ;\n"
+     << "    for (int j0 = 0; j0 < nkb; j0 += TSR_RJ)\n"
+     << "      for (int c0 = 0; c0 < TSR_QV; c0 += TSR_QC) tsr_scores_block(w, j0, c0);\n"
+     << "    /* logits */\n"
+     << "    for (int j = 0; j < nkb; ++j)\n"
+     << "      for (int c = 0; c < TSR_QV; ++c) {\n"
+     << "        tsr_vec x = *(tsr_vec*)&w->s[j][c * VW] * " << float_literal(a.scale) << ";\n";
+  if (a.softcap)
+    os << "        x = " << vector_unary_expr(Op::tanh, "x / " + float_literal(*a.softcap)) << " * "
+       << float_literal(*a.softcap) << ";\n";
+  os << "        *(tsr_vec*)&w->s[j][c * VW] = x;\n      }\n";
+  // Element-wise work only where some (row, key) of the tile needs it.
+  std::string partial = "nk < TSR_BK";
+  if (a.causal) partial += " || t + nk - 1 > i0 + off";
+  if (a.window)
+    partial += " || t < i1 - 1 + off - " + left + " || t + nk - 1 > i0 + off + " + right;
+  const bool per_element = a.alibi;
+  os << "    if (" << (per_element ? "1" : partial) << ") {\n"
+     << "      for (int j = 0; j < nkb; ++j)\n"
+     << "        for (int r = 0; r < TSR_BQ; ++r) {\n"
+     << "          const int64_t key = t + j, diagonal = i0 + r + off;\n"
+     << "          int allowed = j < nk;\n";
+  if (a.causal) os << "          allowed = allowed && key <= diagonal;\n";
+  if (a.window) os << "          allowed = allowed && key >= diagonal - " << left << " && key <= diagonal + " << right << ";\n";
+  if (a.alibi)
+    os << "          w->s[j][r] -= slope * (float)(diagonal > key ? diagonal - key : key - diagonal);\n";
+  if (!a.causal && !a.window && !a.alibi) os << "          (void)key;\n          (void)diagonal;\n";
+  os << "          if (!allowed) w->s[j][r] = -INFINITY;\n"
+     << "        }\n    }\n"
+     << "    /* online softmax, lane-wise over the block's queries */\n"
+     << "    for (int c = 0; c < TSR_QV; ++c) {\n"
+     << "      tsr_vec mx = *(tsr_vec*)&w->m[c * VW];\n"
+     << "      const tsr_vec m_old = mx;\n"
+     << "      for (int j = 0; j < nk; ++j) mx = __builtin_elementwise_max(mx, *(tsr_vec*)&w->s[j][c * VW]);\n"
+     << "      const tsr_vec corr = tsr_vexp(m_old - mx);\n"
+     << "      tsr_vec sum = 0.0f;\n"
+     << "      for (int j = 0; j < nkb; ++j) {\n"
+     << "        const tsr_vec p = tsr_vexp(*(tsr_vec*)&w->s[j][c * VW] - mx);   /* 0 for a masked key */\n"
+     << "        *(tsr_vec*)&w->s[j][c * VW] = p;\n"
+     << "        sum += p;\n      }\n"
+     << "      *(tsr_vec*)&w->m[c * VW] = mx;\n"
+     << "      *(tsr_vec*)&w->corr[c * VW] = corr;\n"
+     << "      *(tsr_vec*)&w->l[c * VW] = *(tsr_vec*)&w->l[c * VW] * corr + sum;\n    }\n"
+     << "    /* o = o * corr + P V over the rows that exist */\n"
+     << "    for (int r0 = 0; r0 < rows; r0 += TSR_RM) {\n"
+     << "      int c0 = 0;\n"
+     << "      for (; c0 + TSR_NV <= TSR_DVV; c0 += TSR_NV) tsr_pv_block(w, r0, c0, nk);\n"
+     << "      for (; c0 < TSR_DVV; ++c0) tsr_pv_vector(w, r0, c0, nk);\n"
+     << "    }\n  }\n"
+     << "  /* a row without keys is o = 0, lse = -inf */\n"
+     << "  for (int r = 0; r < rows; ++r) {\n"
+     << "    const float sum = w->l[r], inv = sum > 0.0f ? 1.0f / sum : 0.0f;\n"
+     << "    for (int c = 0; c < TSR_DV; ++c) w->o[r][c] *= inv;\n"
+     << "    tsr_store_span(l->o + " << row_offset(a.layout, "b", "(i0 + r)", "sq", "h", "TSR_HQ", "TSR_DV")
+     << ", w->o[r], TSR_DV);\n";
+  if (a.lse)
+    os << "    l->lse[(b * TSR_HQ + h) * sq + i0 + r] = sum > 0.0f ? w->m[r] + logf(sum) : -INFINITY;\n";
+  os << "  }\n}\n\n";
+  // Tasks in (b, h, query block) order; each worker has its own scratch.
+  os << "static void tsr_task(void* arg, int64_t task, uint32_t worker) {\n"
+     << "  const tsr_launch* l = (const tsr_launch*)arg;\n"
+     << "  const int64_t qb = task % l->q_blocks, h = task / l->q_blocks % TSR_HQ, b = task / (l->q_blocks * TSR_HQ);\n"
+     << "  tsr_attend(l, b, h, qb * TSR_BQ, (tsr_scratch*)l->workspace + worker);\n}\n\n"
+     << emit_entry_head(spec, choice.entry_suffix)
+     << "  l.batch = " << dim_expr(spec, a.batch) << ";\n"
+     << "  l.sq = " << dim_expr(spec, a.q_len) << ";\n"
+     << "  l.skv = " << dim_expr(spec, a.kv_len) << ";\n"
+     << "  if (l.batch <= 0 || l.sq <= 0) return;   /* an empty o: nothing to do */\n"
+     << "  l.q_blocks = (l.sq + TSR_BQ - 1) / TSR_BQ;\n"
+     << "  l.workspace = ctx->workspace;\n"
+     << "  tsr_run(ctx, l.batch * TSR_HQ * l.q_blocks, tsr_task, &l);\n"
+     << "}\n\n"
+     << emit_workspace_head(spec, choice.entry_suffix)
+     << "  return (uint64_t)worker_count * sizeof(tsr_scratch);\n}\n";
+  return os.str();
+}
+
+}  // namespace tsr::x86

@@ -242,7 +242,7 @@ TEST_F(CudaEmulator, EveryShippedSpecPassesEmulated) {
     EXPECT_EQ(*sm80, *sm90) << spec.name;
     jobs.push_back({spec, *sm80});
   }
-  EXPECT_EQ(jobs.size(), 19u);
+  EXPECT_EQ(jobs.size(), 27u);
   const std::vector<cuda::emu::EmulatedReport> reports = emulate_all(jobs);
   for (size_t i = 0; i < jobs.size(); ++i) {
     EXPECT_EQ(reports[i].evidence, "PASS_EMULATED") << jobs[i].spec.name << ": " << reports[i].oracle.reason;

@@ -43,7 +43,7 @@ TEST(CudaTunables, DefaultIsEmitByteForByteForEveryShippedSpec) {
       EXPECT_EQ(*candidate, *emitted) << spec.name << " on cuda:" << arch;
       ++compared;
     }
-  EXPECT_EQ(compared, 19 * 3);
+  EXPECT_EQ(compared, 27 * 3);
 }
 
 TEST(CudaTunables, CandidatesPerFamily) {

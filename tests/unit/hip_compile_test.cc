@@ -68,7 +68,10 @@ const std::map<std::string, uint64_t> kKernargGolden = {
     {"ew_gelu_erf_neg_exp_f16", 24}, {"ew_mul_gelu_tanh_f16", 32}, {"ew_silu_bf16", 24}, {"ew_sub_relu_bf16", 24},
     {"gemm_bias_gelu_bf16", 40}, {"gemm_colcol_bias_silu_f32", 48}, {"gemm_f32", 48}, {"gemm_relu_bf16", 24},
     {"gemm_residual_scale_clamp_f16", 32}, {"layernorm_f16", 40}, {"layernorm_f32", 24}, {"log_softmax_bf16", 32},
-    {"rmsnorm_bf16", 32}, {"rmsnorm_f32", 32}, {"softmax_f32", 24}};
+    {"rmsnorm_bf16", 32}, {"rmsnorm_f32", 32}, {"softmax_f32", 24},
+    {"attn_alibi_f16", 64}, {"attn_f32_d64", 48}, {"attn_gqa_32x8_bf16", 40}, {"attn_lse_bf16", 64},
+    {"attn_mqa_decode_bf16", 48}, {"attn_prefill_causal_bf16", 48}, {"attn_softcap_bf16_d256", 40},
+    {"attn_window_f16", 48}};
 
 TEST_F(HipCompile, ShippedSpecsBuildForEveryArchWithGoldenMetadata) {
   std::string errors;

@@ -51,7 +51,7 @@ TEST_F(HipEmulator, EveryShippedSpecPassesEmulatedOnWave64AndWave32) {
     EXPECT_EQ(source(spec, "gfx1100"), source(spec, "gfx1030")) << spec.name;
     for (const char* gfx : {"gfx90a", "gfx1100"}) jobs.push_back({spec, source(spec, gfx), gfx});
   }
-  EXPECT_EQ(jobs.size(), 38u);
+  EXPECT_EQ(jobs.size(), 54u);
   const std::vector<cuda::emu::EmulatedReport> reports = emulate_all(jobs, hip_.get());
   for (size_t i = 0; i < jobs.size(); ++i) {
     SCOPED_TRACE(jobs[i].spec.name + " on " + jobs[i].arch);

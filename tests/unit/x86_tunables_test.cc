@@ -52,7 +52,7 @@ class X86Tunables : public ::testing::Test {
 // shipped spec and tier: archives built before candidates keep their bytes.
 TEST_F(X86Tunables, DefaultIsEmitByteForByteForEveryShippedSpec) {
   const std::vector<KernelSpec> specs = shipped();
-  ASSERT_EQ(specs.size(), 19u);
+  ASSERT_EQ(specs.size(), 27u);
   int compared = 0;
   for (const KernelSpec& spec : specs)
     for (const std::string& arch : x86().archs()) {
@@ -65,7 +65,7 @@ TEST_F(X86Tunables, DefaultIsEmitByteForByteForEveryShippedSpec) {
       EXPECT_TRUE(x86().generated_candidates(spec, arch).front().tunables.empty());
       ++compared;
     }
-  EXPECT_EQ(compared, 19 * 4);
+  EXPECT_EQ(compared, 27 * 4);
 }
 
 TEST_F(X86Tunables, F32MatmulCandidatesPerTier) {

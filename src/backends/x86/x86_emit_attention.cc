@@ -1,6 +1,7 @@
 // Attention family for x86 (System V AMD64 psABI; x86-64 levels v2-v4): a
 // flash-style schedule in f32 vector lanes. A task is one block of BQ query
-// rows of one (batch, query head). Its queries are held transposed (qt[d][r]),
+// rows of one (batch, query head), or of several query heads of one KV head
+// when q_len is short (decode). Its queries are held transposed (qt[d][r]),
 // so scores come out transposed (s[j][r]: one key per row, the block's
 // queries across the lanes) and the online softmax runs lane-wise with no
 // horizontal reduction. K and V stream through per-worker scratch in tiles of
@@ -123,16 +124,24 @@ std::string emit_attention(const KernelSpec& spec, const Tier& tier, const EmitC
      << "  float s[TSR_BK][TSR_BQ];    /* scores, then probabilities, transposed */\n"
      << "  float o[TSR_BQ][TSR_DVP];   /* unnormalized outputs */\n"
      << "  float m[TSR_BQ], l[TSR_BQ], corr[TSR_BQ];   /* running max, sum, this tile's rescaling */\n"
+     << "  int64_t row_h[TSR_BQ], row_i[TSR_BQ];       /* each row's query head and position */\n"
+     << "  float slope[TSR_BQ];                        /* each row's ALiBi slope */\n"
      << "} __attribute__((aligned(64))) tsr_scratch;\n\n"
      << scores_block(bl) << pv_block("tsr_pv_block", bl.rm, bl.nv) << pv_block("tsr_pv_vector", bl.rm, 1);
-  os << emit_launch_struct(spec, "  int64_t batch, sq, skv, q_blocks;\n  void* workspace;\n");
+  os << emit_launch_struct(spec, "  int64_t batch, sq, skv, q_blocks, heads_per_block, head_blocks;\n  void* workspace;\n");
 
-  // The task: one (b, h, query block).
-  os << "TSR_VECTOR_FN static void tsr_attend(const tsr_launch* restrict l, int64_t b, int64_t h, int64_t i0,\n"
-     << "                                     tsr_scratch* restrict w) {\n"
-     << "  const int64_t sq = l->sq, skv = l->skv, off = skv - sq, hk = h / TSR_GROUP;\n"
-     << "  const int rows = sq - i0 < TSR_BQ ? (int)(sq - i0) : TSR_BQ;\n"
-     << "  const int64_t i1 = i0 + rows;\n"
+  // The task: query heads [h0, h0 + nh) of KV head hk, positions [i0, i1).
+  os << "/* rows r = (head h0 + r / per_head, position i0 + r % per_head): nh > 1 only when\n"
+     << " * q_len < BQ, so a decode block holds several query heads of one KV head */\n"
+     << "TSR_VECTOR_FN static void tsr_attend(const tsr_launch* restrict l, int64_t b, int64_t hk, int64_t h0, int nh,\n"
+     << "                                     int64_t i0, tsr_scratch* restrict w) {\n"
+     << "  const int64_t sq = l->sq, skv = l->skv, off = skv - sq;\n"
+     << "  const int per_head = sq - i0 < TSR_BQ ? (int)(sq - i0) : TSR_BQ, rows = nh * per_head;\n"
+     << "  const int64_t i1 = i0 + per_head;\n"
+     << "  for (int r = 0; r < TSR_BQ; ++r) {\n"
+     << "    w->row_h[r] = h0 + (r < rows ? r / per_head : 0);\n"
+     << "    w->row_i[r] = i0 + (r < rows ? r % per_head : 0);\n"
+     << "  }\n"
      << "  /* the keys some row of the block may attend: [j_lo, j_hi) */\n"
      << "  int64_t j_lo = 0, j_hi = skv;\n";
   if (a.causal) os << "  if (i1 + off < j_hi) j_hi = i1 + off;   /* causal: j <= i + off */\n";
@@ -142,14 +151,14 @@ std::string emit_attention(const KernelSpec& spec, const Tier& tier, const EmitC
   os << "  for (int d = 0; d < TSR_D; ++d)\n"
      << "    for (int r = 0; r < TSR_BQ; ++r) w->qt[d][r] = 0.0f;\n"
      << "  for (int r = 0; r < rows; ++r) {\n"
-     << "    const tsr_storage* restrict qr = l->q + " << row_offset(a.layout, "b", "(i0 + r)", "sq", "h", "TSR_HQ", "TSR_D")
+     << "    const tsr_storage* restrict qr = l->q + " << row_offset(a.layout, "b", "w->row_i[r]", "sq", "w->row_h[r]", "TSR_HQ", "TSR_D")
      << ";\n"
      << "    for (int d = 0; d < TSR_D; ++d) w->qt[d][r] = tsr_load(qr, d);\n  }\n"
      << "  for (int r = 0; r < TSR_BQ; ++r) {\n"
      << "    w->m[r] = -0x1.fffffep127f;   /* -FLT_MAX, not -inf: exp(m - m) of a row without keys stays finite */\n"
      << "    w->l[r] = 0.0f;\n"
      << "    for (int c = 0; c < TSR_DVP; ++c) w->o[r][c] = 0.0f;\n  }\n";
-  if (a.alibi) os << "  const float slope = l->alibi_slopes[h];\n";
+  if (a.alibi) os << "  for (int r = 0; r < TSR_BQ; ++r) w->slope[r] = l->alibi_slopes[w->row_h[r]];\n";
   os << "  for (int64_t t = j_lo; t < j_hi; t += TSR_BK) {\n"
      << "    const int nk = j_hi - t < TSR_BK ? (int)(j_hi - t) : TSR_BK;\n"
      << "    for (int j = 0; j < TSR_BK; ++j) {\n"
@@ -183,12 +192,12 @@ std::string emit_attention(const KernelSpec& spec, const Tier& tier, const EmitC
   os << "    if (" << (per_element ? "1" : partial) << ") {\n"
      << "      for (int j = 0; j < nkb; ++j)\n"
      << "        for (int r = 0; r < TSR_BQ; ++r) {\n"
-     << "          const int64_t key = t + j, diagonal = i0 + r + off;\n"
+     << "          const int64_t key = t + j, diagonal = w->row_i[r] + off;\n"
      << "          int allowed = j < nk;\n";
   if (a.causal) os << "          allowed = allowed && key <= diagonal;\n";
   if (a.window) os << "          allowed = allowed && key >= diagonal - " << left << " && key <= diagonal + " << right << ";\n";
   if (a.alibi)
-    os << "          w->s[j][r] -= slope * (float)(diagonal > key ? diagonal - key : key - diagonal);\n";
+    os << "          w->s[j][r] -= w->slope[r] * (float)(diagonal > key ? diagonal - key : key - diagonal);\n";
   if (!a.causal && !a.window && !a.alibi) os << "          (void)key;\n          (void)diagonal;\n";
   os << "          if (!allowed) w->s[j][r] = -INFINITY;\n"
      << "        }\n    }\n"
@@ -216,24 +225,30 @@ std::string emit_attention(const KernelSpec& spec, const Tier& tier, const EmitC
      << "  for (int r = 0; r < rows; ++r) {\n"
      << "    const float sum = w->l[r], inv = sum > 0.0f ? 1.0f / sum : 0.0f;\n"
      << "    for (int c = 0; c < TSR_DV; ++c) w->o[r][c] *= inv;\n"
-     << "    tsr_store_span(l->o + " << row_offset(a.layout, "b", "(i0 + r)", "sq", "h", "TSR_HQ", "TSR_DV")
+     << "    tsr_store_span(l->o + " << row_offset(a.layout, "b", "w->row_i[r]", "sq", "w->row_h[r]", "TSR_HQ", "TSR_DV")
      << ", w->o[r], TSR_DV);\n";
   if (a.lse)
-    os << "    l->lse[(b * TSR_HQ + h) * sq + i0 + r] = sum > 0.0f ? w->m[r] + logf(sum) : -INFINITY;\n";
+    os << "    l->lse[(b * TSR_HQ + w->row_h[r]) * sq + w->row_i[r]] = sum > 0.0f ? w->m[r] + logf(sum) : -INFINITY;\n";
   os << "  }\n}\n\n";
-  // Tasks in (b, h, query block) order; each worker has its own scratch.
+  // Tasks in (b, KV head, head block, query block) order; each worker has its own scratch.
   os << "static void tsr_task(void* arg, int64_t task, uint32_t worker) {\n"
      << "  const tsr_launch* l = (const tsr_launch*)arg;\n"
-     << "  const int64_t qb = task % l->q_blocks, h = task / l->q_blocks % TSR_HQ, b = task / (l->q_blocks * TSR_HQ);\n"
-     << "  tsr_attend(l, b, h, qb * TSR_BQ, (tsr_scratch*)l->workspace + worker);\n}\n\n"
+     << "  const int64_t qb = task % l->q_blocks, rest = task / l->q_blocks;\n"
+     << "  const int64_t hb = rest % l->head_blocks, hk = rest / l->head_blocks % TSR_HKV;\n"
+     << "  const int64_t b = rest / (l->head_blocks * TSR_HKV), first = hb * l->heads_per_block;\n"
+     << "  const int nh = (int)(TSR_GROUP - first < l->heads_per_block ? TSR_GROUP - first : l->heads_per_block);\n"
+     << "  tsr_attend(l, b, hk, hk * TSR_GROUP + first, nh, qb * TSR_BQ, (tsr_scratch*)l->workspace + worker);\n}\n\n"
      << emit_entry_head(spec, choice.entry_suffix)
      << "  l.batch = " << dim_expr(spec, a.batch) << ";\n"
      << "  l.sq = " << dim_expr(spec, a.q_len) << ";\n"
      << "  l.skv = " << dim_expr(spec, a.kv_len) << ";\n"
      << "  if (l.batch <= 0 || l.sq <= 0) return;   /* an empty o: nothing to do */\n"
      << "  l.q_blocks = (l.sq + TSR_BQ - 1) / TSR_BQ;\n"
+     << "  /* a KV head's query heads share a block when q_len leaves rows free (decode) */\n"
+     << "  l.heads_per_block = l.sq >= TSR_BQ ? 1 : TSR_BQ / l.sq < TSR_GROUP ? TSR_BQ / l.sq : TSR_GROUP;\n"
+     << "  l.head_blocks = (TSR_GROUP + l.heads_per_block - 1) / l.heads_per_block;\n"
      << "  l.workspace = ctx->workspace;\n"
-     << "  tsr_run(ctx, l.batch * TSR_HQ * l.q_blocks, tsr_task, &l);\n"
+     << "  tsr_run(ctx, l.batch * TSR_HKV * l.head_blocks * l.q_blocks, tsr_task, &l);\n"
      << "}\n\n"
      << emit_workspace_head(spec, choice.entry_suffix)
      << "  return (uint64_t)worker_count * sizeof(tsr_scratch);\n}\n";

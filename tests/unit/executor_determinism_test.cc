@@ -43,9 +43,10 @@ std::map<std::string, int64_t> runtime_dims(const KernelSpec& spec) {
     case Family::elementwise: set(spec.elementwise().n, 3 * 32768 + 17); break;
     case Family::rowwise: set(spec.rowwise().rows, 77), set(spec.rowwise().cols, 1100); break;
     case Family::matmul: set(spec.matmul().m, 300), set(spec.matmul().n, 203), set(spec.matmul().k, 600); break;
-    // Several query blocks of 32 rows and key tiles of 48, a partial one last.
+    // Several query blocks of 32 rows and key tiles of 48, a partial one last;
+    // a decode spec (q_len static 1) splits its 1100 keys into two chunks.
     case Family::attention:
-      set(spec.attention().batch, 2), set(spec.attention().q_len, 70), set(spec.attention().kv_len, 100);
+      set(spec.attention().batch, 2), set(spec.attention().q_len, 70), set(spec.attention().kv_len, 1100);
       break;
   }
   return dims;

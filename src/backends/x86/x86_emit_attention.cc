@@ -86,6 +86,37 @@ std::string pv_block(const std::string& name, int rm, int nv) {
   return os.str();
 }
 
+// The launch's split into blocks and key chunks: a function of the shape only,
+// so results do not depend on the worker count.
+const char* kPlan = R"(/* the split of one launch, from the shape alone */
+typedef struct tsr_plan {
+  int64_t q_blocks, heads_per_block, head_blocks, blocks;   /* blocks of BQ rows */
+  int64_t splits, split_keys;                               /* key chunks per block (split-KV) */
+} tsr_plan;
+enum { TSR_SPLIT_TASKS = 16, TSR_SPLIT_MIN_KEYS = 512 };
+static tsr_plan tsr_make_plan(int64_t batch, int64_t sq, int64_t skv) {
+  tsr_plan p;
+  p.q_blocks = (sq + TSR_BQ - 1) / TSR_BQ;
+  /* a KV head's query heads share a block when q_len leaves rows free (decode) */
+  p.heads_per_block = sq >= TSR_BQ ? 1 : TSR_BQ / sq < TSR_GROUP ? TSR_BQ / sq : TSR_GROUP;
+  p.head_blocks = (TSR_GROUP + p.heads_per_block - 1) / p.heads_per_block;
+  p.blocks = batch * TSR_HKV * p.head_blocks * p.q_blocks;
+  /* flash-decoding: fewer than TSR_SPLIT_TASKS blocks and a long cache split the
+   * keys into chunks of at least TSR_SPLIT_MIN_KEYS (whole tiles), merged in order */
+  p.splits = 1;
+  if (p.blocks < TSR_SPLIT_TASKS && skv >= 2 * TSR_SPLIT_MIN_KEYS) {
+    p.splits = (TSR_SPLIT_TASKS + p.blocks - 1) / p.blocks;
+    if (p.splits > skv / TSR_SPLIT_MIN_KEYS) p.splits = skv / TSR_SPLIT_MIN_KEYS;
+  }
+  p.split_keys = ((skv + p.splits - 1) / p.splits + TSR_BK - 1) / TSR_BK * TSR_BK;
+  if (p.split_keys < 1) p.split_keys = 1;
+  p.splits = p.split_keys > 0 ? (skv + p.split_keys - 1) / p.split_keys : 1;
+  if (p.splits < 1) p.splits = 1;
+  return p;
+}
+
+)";
+
 std::string mask_description(const AttentionSpec& a) {
   std::string s = a.causal ? "causal" : "no causal mask";
   if (a.window) s += ", window left " + std::to_string(a.window->left) + " right " + std::to_string(a.window->right);
@@ -128,13 +159,18 @@ std::string emit_attention(const KernelSpec& spec, const Tier& tier, const EmitC
      << "  float slope[TSR_BQ];                        /* each row's ALiBi slope */\n"
      << "} __attribute__((aligned(64))) tsr_scratch;\n\n"
      << scores_block(bl) << pv_block("tsr_pv_block", bl.rm, bl.nv) << pv_block("tsr_pv_vector", bl.rm, 1);
-  os << emit_launch_struct(spec, "  int64_t batch, sq, skv, q_blocks, heads_per_block, head_blocks;\n  void* workspace;\n");
+  os << "/* one key chunk's unnormalized result for a block (split-KV) */\n"
+     << "typedef struct tsr_partial {\n  float o[TSR_BQ][TSR_DVP];\n  float m[TSR_BQ], l[TSR_BQ];\n} tsr_partial;\n\n"
+     << kPlan
+     << emit_launch_struct(spec, "  int64_t batch, sq, skv;\n  tsr_plan plan;\n  tsr_scratch* scratch;   /* one per worker */\n"
+                                 "  tsr_partial* partials;   /* plan.blocks x plan.splits when split */\n");
 
   // The task: query heads [h0, h0 + nh) of KV head hk, positions [i0, i1).
   os << "/* rows r = (head h0 + r / per_head, position i0 + r % per_head): nh > 1 only when\n"
      << " * q_len < BQ, so a decode block holds several query heads of one KV head */\n"
      << "TSR_VECTOR_FN static void tsr_attend(const tsr_launch* restrict l, int64_t b, int64_t hk, int64_t h0, int nh,\n"
-     << "                                     int64_t i0, tsr_scratch* restrict w) {\n"
+     << "                                     int64_t i0, int64_t ka, int64_t kb, tsr_scratch* restrict w,\n"
+     << "                                     tsr_partial* restrict part) {\n"
      << "  const int64_t sq = l->sq, skv = l->skv, off = skv - sq;\n"
      << "  const int per_head = sq - i0 < TSR_BQ ? (int)(sq - i0) : TSR_BQ, rows = nh * per_head;\n"
      << "  const int64_t i1 = i0 + per_head;\n"
@@ -148,7 +184,9 @@ std::string emit_attention(const KernelSpec& spec, const Tier& tier, const EmitC
   if (a.window)
     os << "  if (i1 + off + " << right << " < j_hi) j_hi = i1 + off + " << right << ";   /* j <= i + off + right */\n"
        << "  if (i0 + off - " << left << " > j_lo) j_lo = i0 + off - " << left << ";   /* j >= i + off - left */\n";
-  os << "  for (int d = 0; d < TSR_D; ++d)\n"
+  os << "  if (ka > j_lo) j_lo = ka;   /* this task's chunk of the keys [ka, kb) */\n"
+     << "  if (kb < j_hi) j_hi = kb;\n"
+     << "  for (int d = 0; d < TSR_D; ++d)\n"
      << "    for (int r = 0; r < TSR_BQ; ++r) w->qt[d][r] = 0.0f;\n"
      << "  for (int r = 0; r < rows; ++r) {\n"
      << "    const tsr_storage* restrict qr = l->q + " << row_offset(a.layout, "b", "w->row_i[r]", "sq", "w->row_h[r]", "TSR_HQ", "TSR_D")
@@ -221,6 +259,11 @@ std::string emit_attention(const KernelSpec& spec, const Tier& tier, const EmitC
      << "      for (; c0 + TSR_NV <= TSR_DVV; c0 += TSR_NV) tsr_pv_block(w, r0, c0, nk);\n"
      << "      for (; c0 < TSR_DVV; ++c0) tsr_pv_vector(w, r0, c0, nk);\n"
      << "    }\n  }\n"
+     << "  if (part) {   /* split-KV: the chunk's state, merged by tsr_merge */\n"
+     << "    memcpy(part->o, w->o, sizeof part->o);\n"
+     << "    memcpy(part->m, w->m, sizeof part->m);\n"
+     << "    memcpy(part->l, w->l, sizeof part->l);\n"
+     << "    return;\n  }\n"
      << "  /* a row without keys is o = 0, lse = -inf */\n"
      << "  for (int r = 0; r < rows; ++r) {\n"
      << "    const float sum = w->l[r], inv = sum > 0.0f ? 1.0f / sum : 0.0f;\n"
@@ -230,28 +273,64 @@ std::string emit_attention(const KernelSpec& spec, const Tier& tier, const EmitC
   if (a.lse)
     os << "    l->lse[(b * TSR_HQ + w->row_h[r]) * sq + w->row_i[r]] = sum > 0.0f ? w->m[r] + logf(sum) : -INFINITY;\n";
   os << "  }\n}\n\n";
-  // Tasks in (b, KV head, head block, query block) order; each worker has its own scratch.
-  os << "static void tsr_task(void* arg, int64_t task, uint32_t worker) {\n"
+  // Blocks in (b, KV head, head block, query block) order; each worker has its own scratch.
+  os << "typedef struct tsr_block { int64_t b, hk, h0, i0; int nh; } tsr_block;\n"
+     << "static tsr_block tsr_block_of(const tsr_launch* l, int64_t block) {\n"
+     << "  const tsr_plan* p = &l->plan;\n"
+     << "  const int64_t qb = block % p->q_blocks, rest = block / p->q_blocks;\n"
+     << "  const int64_t hb = rest % p->head_blocks, first = hb * p->heads_per_block;\n"
+     << "  tsr_block k;\n"
+     << "  k.hk = rest / p->head_blocks % TSR_HKV;\n"
+     << "  k.b = rest / (p->head_blocks * TSR_HKV);\n"
+     << "  k.h0 = k.hk * TSR_GROUP + first;\n"
+     << "  k.nh = (int)(TSR_GROUP - first < p->heads_per_block ? TSR_GROUP - first : p->heads_per_block);\n"
+     << "  k.i0 = qb * TSR_BQ;\n"
+     << "  return k;\n}\n\n"
+     << "/* task = block * splits + chunk */\n"
+     << "static void tsr_task(void* arg, int64_t task, uint32_t worker) {\n"
      << "  const tsr_launch* l = (const tsr_launch*)arg;\n"
-     << "  const int64_t qb = task % l->q_blocks, rest = task / l->q_blocks;\n"
-     << "  const int64_t hb = rest % l->head_blocks, hk = rest / l->head_blocks % TSR_HKV;\n"
-     << "  const int64_t b = rest / (l->head_blocks * TSR_HKV), first = hb * l->heads_per_block;\n"
-     << "  const int nh = (int)(TSR_GROUP - first < l->heads_per_block ? TSR_GROUP - first : l->heads_per_block);\n"
-     << "  tsr_attend(l, b, hk, hk * TSR_GROUP + first, nh, qb * TSR_BQ, (tsr_scratch*)l->workspace + worker);\n}\n\n"
+     << "  const int64_t chunk = task % l->plan.splits, ka = chunk * l->plan.split_keys;\n"
+     << "  const tsr_block k = tsr_block_of(l, task / l->plan.splits);\n"
+     << "  tsr_attend(l, k.b, k.hk, k.h0, k.nh, k.i0, ka, ka + l->plan.split_keys, l->scratch + worker,\n"
+     << "             l->plan.splits > 1 ? l->partials + task : NULL);\n}\n\n"
+     << "/* split-KV: a block's chunks combined in chunk order (deterministic), normalized, stored */\n"
+     << "TSR_VECTOR_FN static void tsr_merge(void* arg, int64_t block, uint32_t worker) {\n"
+     << "  const tsr_launch* l = (const tsr_launch*)arg;\n"
+     << "  const tsr_block k = tsr_block_of(l, block);\n"
+     << "  const tsr_partial* part = l->partials + block * l->plan.splits;\n"
+     << "  float* restrict row = l->scratch[worker].o[0];\n"
+     << "  const int per_head = l->sq - k.i0 < TSR_BQ ? (int)(l->sq - k.i0) : TSR_BQ;\n"
+     << "  for (int r = 0; r < k.nh * per_head; ++r) {\n"
+     << "    const int64_t h = k.h0 + r / per_head, i = k.i0 + r % per_head;\n"
+     << "    float mx = -0x1.fffffep127f, sum = 0.0f;\n"
+     << "    for (int64_t c = 0; c < l->plan.splits; ++c) mx = part[c].m[r] > mx ? part[c].m[r] : mx;\n"
+     << "    for (int d = 0; d < TSR_DV; ++d) row[d] = 0.0f;\n"
+     << "    for (int64_t c = 0; c < l->plan.splits; ++c) {\n"
+     << "      const float e = expf(part[c].m[r] - mx);\n"
+     << "      sum += part[c].l[r] * e;\n"
+     << "      for (int d = 0; d < TSR_DV; ++d) row[d] += part[c].o[r][d] * e;\n"
+     << "    }\n"
+     << "    const float inv = sum > 0.0f ? 1.0f / sum : 0.0f;\n"
+     << "    for (int d = 0; d < TSR_DV; ++d) row[d] *= inv;\n"
+     << "    tsr_store_span(l->o + " << row_offset(a.layout, "k.b", "i", "l->sq", "h", "TSR_HQ", "TSR_DV") << ", row, TSR_DV);\n";
+  if (a.lse) os << "    l->lse[(k.b * TSR_HQ + h) * l->sq + i] = sum > 0.0f ? mx + logf(sum) : -INFINITY;\n";
+  os << "  }\n}\n\n"
      << emit_entry_head(spec, choice.entry_suffix)
      << "  l.batch = " << dim_expr(spec, a.batch) << ";\n"
      << "  l.sq = " << dim_expr(spec, a.q_len) << ";\n"
      << "  l.skv = " << dim_expr(spec, a.kv_len) << ";\n"
      << "  if (l.batch <= 0 || l.sq <= 0) return;   /* an empty o: nothing to do */\n"
-     << "  l.q_blocks = (l.sq + TSR_BQ - 1) / TSR_BQ;\n"
-     << "  /* a KV head's query heads share a block when q_len leaves rows free (decode) */\n"
-     << "  l.heads_per_block = l.sq >= TSR_BQ ? 1 : TSR_BQ / l.sq < TSR_GROUP ? TSR_BQ / l.sq : TSR_GROUP;\n"
-     << "  l.head_blocks = (TSR_GROUP + l.heads_per_block - 1) / l.heads_per_block;\n"
-     << "  l.workspace = ctx->workspace;\n"
-     << "  tsr_run(ctx, l.batch * TSR_HKV * l.head_blocks * l.q_blocks, tsr_task, &l);\n"
+     << "  l.plan = tsr_make_plan(l.batch, l.sq, l.skv);\n"
+     << "  l.scratch = (tsr_scratch*)ctx->workspace;\n"
+     << "  l.partials = (tsr_partial*)(l.scratch + ctx->worker_count);\n"
+     << "  tsr_run(ctx, l.plan.blocks * l.plan.splits, tsr_task, &l);\n"
+     << "  if (l.plan.splits > 1) tsr_run(ctx, l.plan.blocks, tsr_merge, &l);\n"
      << "}\n\n"
      << emit_workspace_head(spec, choice.entry_suffix)
-     << "  return (uint64_t)worker_count * sizeof(tsr_scratch);\n}\n";
+     << "  const tsr_plan p = tsr_make_plan(" << dim_expr(spec, a.batch) << ", " << dim_expr(spec, a.q_len) << ", "
+     << dim_expr(spec, a.kv_len) << ");\n"
+     << "  const uint64_t partials = p.splits > 1 ? (uint64_t)(p.blocks * p.splits) * sizeof(tsr_partial) : 0;\n"
+     << "  return (uint64_t)worker_count * sizeof(tsr_scratch) + partials;\n}\n";
   return os.str();
 }
 

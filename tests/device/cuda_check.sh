@@ -14,7 +14,8 @@
 #      (cuMemAlloc'd buffers, a created stream) and the copying call, each
 #      checked by the host oracle, plus the device launch's asynchrony;
 #   7. cuda_device_check bench: ratios against a D2D copy and cuBLAS
-#      (reported, not gated);
+#      (reported, not gated); 7b. attention_peers.py: PyTorch SDPA (flash,
+#      cuDNN) and FlexAttention (Triton) beside our attention lines;
 #   8. cuda_device_check primitives: each GPU primitive's inline PTX on the
 #      GPU against the CPU emulator's model of it, bit for bit (the emulated
 #      outputs come from the carry's primitives/, written on the build host,
@@ -158,6 +159,18 @@ if [ -x "$HELPER" ]; then
   else result "bench" FAIL "exit $rc"; fi
 else
   result "bench" FAIL "no helper $HELPER"
+fi
+
+step "7b. attention peers (PyTorch SDPA flash/cuDNN, FlexAttention on Triton; reported, not gated)"
+PEERS="$CARRY/attention_peers.py"
+[ -f "$PEERS" ] || PEERS="$ROOT/tests/device/attention_peers.py"
+if [ -f "$OUTDIR/cuda_bench.txt" ] && command -v python3 >/dev/null; then
+  timeout 300 python3 "$PEERS" "$OUTDIR/cuda_bench.txt" | tee "$OUTDIR/attention_peers.txt"
+  rc=${PIPESTATUS[0]}
+  if [ "$rc" -eq 0 ]; then result "attention peers" PASS "$(grep -c '^peer .*ms' "$OUTDIR/attention_peers.txt") peer lines"
+  else result "attention peers" FAIL "exit $rc"; fi
+else
+  result "attention peers" SKIP "no bench output or no python3"
 fi
 
 step "8. primitives: the GPU against the emulator's model (cuda_device_check primitives)"

@@ -7,6 +7,7 @@
 #include <dlfcn.h>
 
 #include <algorithm>
+#include <cmath>
 #include <functional>
 
 #include "cuda_device_launch.h"
@@ -169,6 +170,28 @@ int bench(const Driver& cu) {
                 size == 4096 ? (gratio >= 0.5 ? " (goal >= 0.5) MET" : " (goal >= 0.5) MISSED") : "");
     if (size == 4096) misses += gratio < 0.5;
     if (!gemm) std::printf("bench: cuBLAS not loadable: no peer for matmul\n");
+  }
+  // 4. attention bf16, batch 1, 16 heads of 128, S = 8192 (the FlashAttention-2 reference point),
+  // causal and not; the peers (PyTorch SDPA flash / cuDNN, FlexAttention on Triton) are
+  // measured by attention_peers.py in the same run, which reads these lines.
+  for (bool causal : {false, true}) {
+    KernelSpec at;
+    at.name = causal ? "bench_attn_causal_bf16" : "bench_attn_bf16";
+    at.family = Family::attention;
+    at.dtype = DType::bf16;
+    at.accumulate = DType::f32;
+    AttentionSpec as;
+    as.batch = st(1), as.q_heads = st(16), as.kv_heads = st(16), as.q_len = st(8192), as.kv_len = st(8192);
+    as.head_dim = st(128), as.v_head_dim = st(128);
+    as.layout = AttentionLayout::bhsd;
+    as.causal = causal;
+    as.scale_default = true;
+    as.scale = static_cast<float>(1.0 / std::sqrt(128.0));
+    at.body = as;
+    const double ams = kernel_ms(cu, stream, at, arch, 2, 5);
+    const double flops = 4.0 * 16 * 8192.0 * 8192.0 * 128 * (causal ? 0.5 : 1.0);
+    std::printf("bench: attention %s B=1 H=16 S=8192 D=128: %.3f ms (%.1f TFLOP/s)\n", causal ? "causal" : "full", ams,
+                ams > 0 ? flops / (ams * 1e9) : 0.0);
   }
   cu.stream_destroy(stream);
   std::printf("bench: %d performance goal(s) missed\n", misses);

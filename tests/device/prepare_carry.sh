@@ -44,7 +44,7 @@ cp -r "$ROOT/specs" "$CARRY/specs"
 # which the GPU machine may lack); cuda_check.sh step 8 compares the GPU's.
 mkdir -p "$CARRY/primitives"
 "$CARRY/bin/cuda_device_check" primitives-emulate "$CARRY/primitives"
-cp "$ROOT/tests/device/cuda_check.sh" "$CARRY/"
+cp "$ROOT/tests/device/cuda_check.sh" "$ROOT/tests/device/attention_peers.py" "$CARRY/"
 
 # What the carried binaries still need from the host: only glibc.
 {

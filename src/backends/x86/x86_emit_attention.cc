@@ -61,6 +61,35 @@ std::string scores_block(const Blocking& bl) {
   return os.str();
 }
 
+// Decode blocks (a few rows): s[j][r] as one vector dot product over d per
+// (key, row) instead of a broadcast per d that would fill 32 lanes for a few
+// queries; rows past `rows` are 0.
+const char* kScoresDot = R"(TSR_INLINE tsr_vec tsr_loadu(const float* p) {
+  tsr_vec v;
+  memcpy(&v, p, sizeof v);
+  return v;
+}
+TSR_VECTOR_FN static void tsr_scores_dot(tsr_scratch* restrict w, int nkb, int rows) {
+  for (int j = 0; j < nkb; ++j) {
+    for (int c = 0; c < TSR_QV; ++c) *(tsr_vec*)&w->s[j][c * VW] = 0.0f;
+    for (int r = 0; r < rows; ++r) {
+      tsr_vec acc0 = 0.0f, acc1 = 0.0f;
+      int d = 0;
+      for (; d + 2 * VW <= TSR_D; d += 2 * VW) {
+        acc0 = tsr_vfma(tsr_loadu(&w->qd[r][d]), tsr_loadu(&w->k[j][d]), acc0);
+        acc1 = tsr_vfma(tsr_loadu(&w->qd[r][d + VW]), tsr_loadu(&w->k[j][d + VW]), acc1);
+      }
+      for (; d + VW <= TSR_D; d += VW) acc0 = tsr_vfma(tsr_loadu(&w->qd[r][d]), tsr_loadu(&w->k[j][d]), acc0);
+      acc0 += acc1;
+      float sum = 0.0f;
+      for (int l = 0; l < VW; ++l) sum += acc0[l];
+      for (; d < TSR_D; ++d) sum += w->qd[r][d] * w->k[j][d];
+      w->s[j][r] = sum;
+    }
+  }
+}
+)";
+
 // o[r0 .. r0 + RM)[c0 .. c0 + nv vectors) = o · corr[r] + Σ_{j < nk} s[j][r] · v[j][lanes].
 std::string pv_block(const std::string& name, int rm, int nv) {
   std::ostringstream os;
@@ -146,7 +175,8 @@ std::string emit_attention(const KernelSpec& spec, const Tier& tier, const EmitC
      << "  TSR_QV = TSR_BQ / VW, TSR_DVV = TSR_DVP / VW,\n"
      << "  TSR_RJ = " << bl.rj << ", TSR_QC = " << bl.qc << ", TSR_RM = " << bl.rm << ", TSR_NV = " << bl.nv
      << ",   /* micro-tiles */\n"
-     << "  TSR_HQ = " << HQ << ", TSR_HKV = " << HKV << ", TSR_GROUP = " << a.group() << "\n};\n\n";
+     << "  TSR_HQ = " << HQ << ", TSR_HKV = " << HKV << ", TSR_GROUP = " << a.group() << ",\n"
+     << "  TSR_DOT_ROWS = 4   /* blocks of at most this many rows take one dot product per (row, key) */\n};\n\n";
   os << "/* one worker's scratch (every array a multiple of 64 bytes) */\n"
      << "typedef struct tsr_scratch {\n"
      << "  float qt[TSR_D][TSR_BQ];    /* the block's queries, transposed */\n"
@@ -157,8 +187,10 @@ std::string emit_attention(const KernelSpec& spec, const Tier& tier, const EmitC
      << "  float m[TSR_BQ], l[TSR_BQ], corr[TSR_BQ];   /* running max, sum, this tile's rescaling */\n"
      << "  int64_t row_h[TSR_BQ], row_i[TSR_BQ];       /* each row's query head and position */\n"
      << "  float slope[TSR_BQ];                        /* each row's ALiBi slope */\n"
+     << "  float qd[TSR_DOT_ROWS][TSR_D];              /* the queries, untransposed, of a block of few rows */\n"
      << "} __attribute__((aligned(64))) tsr_scratch;\n\n"
-     << scores_block(bl) << pv_block("tsr_pv_block", bl.rm, bl.nv) << pv_block("tsr_pv_vector", bl.rm, 1);
+     << scores_block(bl) << kScoresDot << pv_block("tsr_pv_block", bl.rm, bl.nv) << pv_block("tsr_pv_vector", bl.rm, 1)
+     << pv_block("tsr_pv_row_block", 1, bl.nv) << pv_block("tsr_pv_row_vector", 1, 1);
   os << "/* one key chunk's unnormalized result for a block (split-KV) */\n"
      << "typedef struct tsr_partial {\n  float o[TSR_BQ][TSR_DVP];\n  float m[TSR_BQ], l[TSR_BQ];\n} tsr_partial;\n\n"
      << kPlan
@@ -174,6 +206,7 @@ std::string emit_attention(const KernelSpec& spec, const Tier& tier, const EmitC
      << "  const int64_t sq = l->sq, skv = l->skv, off = skv - sq;\n"
      << "  const int per_head = sq - i0 < TSR_BQ ? (int)(sq - i0) : TSR_BQ, rows = nh * per_head;\n"
      << "  const int64_t i1 = i0 + per_head;\n"
+     << "  const int qv = (rows + VW - 1) / VW;   /* the query vectors that hold rows */\n"
      << "  for (int r = 0; r < TSR_BQ; ++r) {\n"
      << "    w->row_h[r] = h0 + (r < rows ? r / per_head : 0);\n"
      << "    w->row_i[r] = i0 + (r < rows ? r % per_head : 0);\n"
@@ -191,7 +224,8 @@ std::string emit_attention(const KernelSpec& spec, const Tier& tier, const EmitC
      << "  for (int r = 0; r < rows; ++r) {\n"
      << "    const tsr_storage* restrict qr = l->q + " << row_offset(a.layout, "b", "w->row_i[r]", "sq", "w->row_h[r]", "TSR_HQ", "TSR_D")
      << ";\n"
-     << "    for (int d = 0; d < TSR_D; ++d) w->qt[d][r] = tsr_load(qr, d);\n  }\n"
+     << "    for (int d = 0; d < TSR_D; ++d) w->qt[d][r] = tsr_load(qr, d);\n"
+     << "    if (rows <= TSR_DOT_ROWS) tsr_load_span(w->qd[r], qr, TSR_D);\n  }\n"
      << "  for (int r = 0; r < TSR_BQ; ++r) {\n"
      << "    w->m[r] = -0x1.fffffep127f;   /* -FLT_MAX, not -inf: exp(m - m) of a row without keys stays finite */\n"
      << "    w->l[r] = 0.0f;\n"
@@ -211,11 +245,15 @@ std::string emit_attention(const KernelSpec& spec, const Tier& tier, const EmitC
      << "        for (int c = 0; c < TSR_DVP; ++c) w->v[j][c] = 0.0f;\n"
      << "      }\n    }\n"
      << "    const int nkb = (nk + TSR_RJ - 1) / TSR_RJ * TSR_RJ;\n"
-     << "    for (int j0 = 0; j0 < nkb; j0 += TSR_RJ)\n"
-     << "      for (int c0 = 0; c0 < TSR_QV; c0 += TSR_QC) tsr_scores_block(w, j0, c0);\n"
+     << "    if (rows <= TSR_DOT_ROWS) {\n"
+     << "      tsr_scores_dot(w, nkb, rows);\n"
+     << "    } else {\n"
+     << "      for (int j0 = 0; j0 < nkb; j0 += TSR_RJ)\n"
+     << "        for (int c0 = 0; c0 < TSR_QV; c0 += TSR_QC) tsr_scores_block(w, j0, c0);\n"
+     << "    }\n"
      << "    /* logits */\n"
      << "    for (int j = 0; j < nkb; ++j)\n"
-     << "      for (int c = 0; c < TSR_QV; ++c) {\n"
+     << "      for (int c = 0; c < qv; ++c) {\n"
      << "        tsr_vec x = *(tsr_vec*)&w->s[j][c * VW] * " << float_literal(a.scale) << ";\n";
   if (a.softcap)
     os << "        x = " << vector_unary_expr(Op::tanh, "x / " + float_literal(*a.softcap)) << " * "
@@ -240,7 +278,7 @@ std::string emit_attention(const KernelSpec& spec, const Tier& tier, const EmitC
   os << "          if (!allowed) w->s[j][r] = -INFINITY;\n"
      << "        }\n    }\n"
      << "    /* online softmax, lane-wise over the block's queries */\n"
-     << "    for (int c = 0; c < TSR_QV; ++c) {\n"
+     << "    for (int c = 0; c < qv; ++c) {\n"
      << "      tsr_vec mx = *(tsr_vec*)&w->m[c * VW];\n"
      << "      const tsr_vec m_old = mx;\n"
      << "      for (int j = 0; j < nk; ++j) mx = __builtin_elementwise_max(mx, *(tsr_vec*)&w->s[j][c * VW]);\n"
@@ -254,10 +292,16 @@ std::string emit_attention(const KernelSpec& spec, const Tier& tier, const EmitC
      << "      *(tsr_vec*)&w->corr[c * VW] = corr;\n"
      << "      *(tsr_vec*)&w->l[c * VW] = *(tsr_vec*)&w->l[c * VW] * corr + sum;\n    }\n"
      << "    /* o = o * corr + P V over the rows that exist */\n"
-     << "    for (int r0 = 0; r0 < rows; r0 += TSR_RM) {\n"
+     << "    int r0 = 0;\n"
+     << "    for (; r0 + TSR_RM <= rows; r0 += TSR_RM) {\n"
      << "      int c0 = 0;\n"
      << "      for (; c0 + TSR_NV <= TSR_DVV; c0 += TSR_NV) tsr_pv_block(w, r0, c0, nk);\n"
      << "      for (; c0 < TSR_DVV; ++c0) tsr_pv_vector(w, r0, c0, nk);\n"
+     << "    }\n"
+     << "    for (; r0 < rows; ++r0) {   /* the last rows one at a time */\n"
+     << "      int c0 = 0;\n"
+     << "      for (; c0 + TSR_NV <= TSR_DVV; c0 += TSR_NV) tsr_pv_row_block(w, r0, c0, nk);\n"
+     << "      for (; c0 < TSR_DVV; ++c0) tsr_pv_row_vector(w, r0, c0, nk);\n"
      << "    }\n  }\n"
      << "  if (part) {   /* split-KV: the chunk's state, merged by tsr_merge */\n"
      << "    memcpy(part->o, w->o, sizeof part->o);\n"

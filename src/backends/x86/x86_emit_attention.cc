@@ -16,7 +16,7 @@ namespace tsr::x86 {
 
 namespace {
 
-constexpr int kQueryRows = 32;   // BQ: query rows per task
+constexpr int kQueryRows = 64;   // BQ: query rows per task (64 measured ~10% ahead of 32 at S = 1024, D = 128)
 constexpr int kTileKeys = 48;    // BK: keys per tile (a multiple of both score micro-tiles)
 
 // The register blocking of the two products, per register file size.

@@ -315,7 +315,7 @@ std::string emit_attention(const KernelSpec& spec, const Tier& tier, const EmitC
      << "    tsr_store_span(l->o + " << row_offset(a.layout, "b", "w->row_i[r]", "sq", "w->row_h[r]", "TSR_HQ", "TSR_DV")
      << ", w->o[r], TSR_DV);\n";
   if (a.lse)
-    os << "    l->lse[(b * TSR_HQ + w->row_h[r]) * sq + w->row_i[r]] = sum > 0.0f ? w->m[r] + logf(sum) : -INFINITY;\n";
+    os << "    l->lse[(b * TSR_HQ + w->row_h[r]) * sq + w->row_i[r]] = sum > 0.0f ? w->m[r] + tsr_vlog((tsr_vec)sum)[0] : -INFINITY;\n";
   os << "  }\n}\n\n";
   // Blocks in (b, KV head, head block, query block) order; each worker has its own scratch.
   os << "typedef struct tsr_block { int64_t b, hk, h0, i0; int nh; } tsr_block;\n"
@@ -350,14 +350,14 @@ std::string emit_attention(const KernelSpec& spec, const Tier& tier, const EmitC
      << "    for (int64_t c = 0; c < l->plan.splits; ++c) mx = part[c].m[r] > mx ? part[c].m[r] : mx;\n"
      << "    for (int d = 0; d < TSR_DV; ++d) row[d] = 0.0f;\n"
      << "    for (int64_t c = 0; c < l->plan.splits; ++c) {\n"
-     << "      const float e = expf(part[c].m[r] - mx);\n"
+     << "      const float e = tsr_vexp((tsr_vec)(part[c].m[r] - mx))[0];   /* no libm: the vector exp */\n"
      << "      sum += part[c].l[r] * e;\n"
      << "      for (int d = 0; d < TSR_DV; ++d) row[d] += part[c].o[r][d] * e;\n"
      << "    }\n"
      << "    const float inv = sum > 0.0f ? 1.0f / sum : 0.0f;\n"
      << "    for (int d = 0; d < TSR_DV; ++d) row[d] *= inv;\n"
      << "    tsr_store_span(l->o + " << row_offset(a.layout, "k.b", "i", "l->sq", "h", "TSR_HQ", "TSR_DV") << ", row, TSR_DV);\n";
-  if (a.lse) os << "    l->lse[(k.b * TSR_HQ + h) * l->sq + i] = sum > 0.0f ? mx + logf(sum) : -INFINITY;\n";
+  if (a.lse) os << "    l->lse[(k.b * TSR_HQ + h) * l->sq + i] = sum > 0.0f ? mx + tsr_vlog((tsr_vec)sum)[0] : -INFINITY;\n";
   os << "  }\n}\n\n"
      << emit_entry_head(spec, choice.entry_suffix)
      << "  l.batch = " << dim_expr(spec, a.batch) << ";\n"

@@ -24,6 +24,9 @@ struct Bench {
   bool wants(const std::string& what) const { return only.empty() || what.find(only) != std::string::npos; }
 };
 
+// Our matmul C[m, n] = A[m, k] * B[k, n], static shape, f32 accumulation.
+KernelSpec matmul_spec(DType dtype, int64_t m, int64_t n, int64_t k);
+
 // f32 (OpenBLAS, oneDNN) or bf16 (oneDNN bf16 x bf16 -> f32) matmul, row-major,
 // in each mode, against `goal` (0: none, `why_none` printed).
 void matmul_line(const Bench& b, const std::string& arch, DType dtype, int64_t m, int64_t n, int64_t k, int repeats,

@@ -39,4 +39,12 @@ void elementwise_line(const Bench& b, const std::string& arch, DType dtype, cons
 // One rowwise op on 4096 x 4096 against the bandwidth loop over the same bytes and oneDNN.
 void rowwise_line(const Bench& b, const std::string& arch, DType dtype, RowOp op);
 
+// Attention, layout bhsd, batch 1, D = Dv, against the unfused oneDNN
+// composition, our matmul at the same FLOPs and (decode) the K + V read.
+struct AttentionShape {
+  int64_t q_heads, kv_heads, q_len, kv_len, head_dim;
+  bool causal;
+};
+void attention_line(const Bench& b, const std::string& arch, DType dtype, const AttentionShape& shape, int repeats);
+
 }  // namespace tsr::bench

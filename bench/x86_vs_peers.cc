@@ -53,6 +53,13 @@ void run_tier(const Bench& b, const std::string& arch, int cpus) {
   for (DType t : {DType::f32, DType::bf16, DType::f16})
     for (RowOp op : {RowOp::softmax, RowOp::log_softmax, RowOp::rmsnorm, RowOp::layernorm})
       rowwise_line(b, arch, t, op);
+  for (DType t : {DType::f32, DType::bf16}) {
+    for (int64_t s : {1024, 4096})
+      for (int64_t d : {64, 128})
+        for (bool causal : {false, true}) attention_line(b, arch, t, {8, 8, s, s, d, causal}, s >= 4096 ? 3 : 5);
+    // Decode: one query row per head over an 8k cache; 8 KV heads serving 8 query heads, or 32 (GQA).
+    for (int64_t hq : {8, 32}) attention_line(b, arch, t, {hq, 8, 1, 8192, 128, false}, 11);
+  }
 }
 
 // bf16 matmul: the goal is the AMX tier's (>= 0.9x oneDNN's AMX matmul); x86:v4

@@ -35,4 +35,14 @@ void bandwidth_u16_2in(const uint16_t* __restrict a, const uint16_t* __restrict 
   for (int64_t i = 0; i < n; ++i) c[i] = static_cast<uint16_t>(a[i] ^ b[i]);
 }
 
+uint64_t bandwidth_read_2in(const void* a, const void* b, int64_t bytes) {
+  const uint64_t* __restrict x = static_cast<const uint64_t*>(a);
+  const uint64_t* __restrict y = static_cast<const uint64_t*>(b);
+  const int64_t n = bytes / 8;
+  uint64_t acc = 0;
+#pragma omp parallel for schedule(dynamic, kChunk) reduction(^ : acc)
+  for (int64_t i = 0; i < n; ++i) acc ^= x[i] ^ y[i];
+  return acc;
+}
+
 }  // namespace tsr::bench

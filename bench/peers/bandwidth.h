@@ -21,4 +21,9 @@ void bandwidth_u16_1in(const uint16_t* x, uint16_t* y, int64_t n);
 // Reads a and b, writes c (n 16-bit elements each): c = a ^ b.
 void bandwidth_u16_2in(const uint16_t* a, const uint16_t* b, uint16_t* c, int64_t n);
 
+// Reads a and b (`bytes` each, a multiple of 8) and writes nothing: the
+// traffic of streaming attention's K and V once. Returns an xor of their
+// 64-bit words so the reads cannot be dropped.
+uint64_t bandwidth_read_2in(const void* a, const void* b, int64_t bytes);
+
 }  // namespace tsr::bench

@@ -24,6 +24,9 @@ struct Bench {
   bool wants(const std::string& what) const { return only.empty() || what.find(only) != std::string::npos; }
 };
 
+// Our matmul C[m, n] = A[m, k] * B[k, n], static shape, f32 accumulation.
+KernelSpec matmul_spec(DType dtype, int64_t m, int64_t n, int64_t k);
+
 // f32 (OpenBLAS, oneDNN) or bf16 (oneDNN bf16 x bf16 -> f32) matmul, row-major,
 // in each mode, against `goal` (0: none, `why_none` printed).
 void matmul_line(const Bench& b, const std::string& arch, DType dtype, int64_t m, int64_t n, int64_t k, int repeats,
@@ -35,5 +38,13 @@ void scaling_line(const Bench& b, const std::string& arch, int64_t n, int cpus);
 void elementwise_line(const Bench& b, const std::string& arch, DType dtype, const std::vector<Op>& ops);
 // One rowwise op on 4096 x 4096 against the bandwidth loop over the same bytes and oneDNN.
 void rowwise_line(const Bench& b, const std::string& arch, DType dtype, RowOp op);
+
+// Attention, layout bhsd, batch 1, D = Dv, against the unfused oneDNN
+// composition, our matmul at the same FLOPs and (decode) the K + V read.
+struct AttentionShape {
+  int64_t q_heads, kv_heads, q_len, kv_len, head_dim;
+  bool causal;
+};
+void attention_line(const Bench& b, const std::string& arch, DType dtype, const AttentionShape& shape, int repeats);
 
 }  // namespace tsr::bench

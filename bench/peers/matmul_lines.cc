@@ -22,19 +22,6 @@ namespace {
 // for its spin count.
 constexpr double kOpenblasQuiet = 0.08, kOmpQuiet = 0.01;
 
-KernelSpec matmul_spec(DType dtype, int64_t m, int64_t n, int64_t k) {
-  KernelSpec s;
-  s.name = std::string("bench_mm_") + dtype_name(dtype) + "_" + std::to_string(m) + "x" + std::to_string(n) + "x" +
-           std::to_string(k);
-  s.family = Family::matmul;
-  s.dtype = dtype;
-  s.accumulate = DType::f32;
-  MatmulSpec mm;
-  mm.m = Dim{m, ""}, mm.n = Dim{n, ""}, mm.k = Dim{k, ""};
-  s.body = mm;
-  return s;
-}
-
 // Largest |ours - peer| over the largest |peer|: a sanity check that both computed the same product.
 double relative_difference(const std::vector<uint8_t>& ours, DType dtype, const std::vector<float>& peer) {
   double diff = 0, scale = 0;
@@ -51,6 +38,19 @@ std::string shape_name(int64_t m, int64_t n, int64_t k) {
 }
 
 }  // namespace
+
+KernelSpec matmul_spec(DType dtype, int64_t m, int64_t n, int64_t k) {
+  KernelSpec s;
+  s.name = std::string("bench_mm_") + dtype_name(dtype) + "_" + std::to_string(m) + "x" + std::to_string(n) + "x" +
+           std::to_string(k);
+  s.family = Family::matmul;
+  s.dtype = dtype;
+  s.accumulate = DType::f32;
+  MatmulSpec mm;
+  mm.m = Dim{m, ""}, mm.n = Dim{n, ""}, mm.k = Dim{k, ""};
+  s.body = mm;
+  return s;
+}
 
 void matmul_line(const Bench& b, const std::string& arch, DType dtype, int64_t m, int64_t n, int64_t k, int repeats,
                  double goal, const std::string& why_none) {

@@ -3,8 +3,6 @@
 // primitive for the same op (onednn_memory.h). A kernel whose math keeps up
 // with memory measures 1.0x the loop; scalar transcendentals show as a ratio
 // well below it.
-#include <algorithm>
-#include <cmath>
 #include <cstdio>
 #include <functional>
 #include <memory>
@@ -15,7 +13,6 @@
 #include "onednn_memory.h"
 #include "ours.h"
 #include "report.h"
-#include "spec/half.h"
 #include "timing.h"
 
 namespace tsr::bench {
@@ -50,19 +47,6 @@ void run_loop(DType dtype, int inputs, LaunchArgs& args, std::vector<uint8_t>& o
   else
     bandwidth_u16_1in(reinterpret_cast<const uint16_t*>(args.buffers[0].data()),
                       reinterpret_cast<uint16_t*>(out.data()), count);
-}
-
-// Largest |ours - peer| over the largest |peer|, both in the line's dtype:
-// catches a peer computing another function (say, the other gelu).
-double relative_difference(const std::vector<uint8_t>& ours, const std::vector<uint8_t>& peer, DType dtype,
-                           int64_t count) {
-  double diff = 0, scale = 0;
-  for (int64_t i = 0; i < count; ++i) {
-    const double p = load_element(peer.data(), dtype, i);
-    diff = std::max(diff, std::fabs(load_element(ours.data(), dtype, i) - p));
-    scale = std::max(scale, std::fabs(p));
-  }
-  return scale > 0 ? diff / scale : diff;
 }
 
 // Times ours, the loop over the same bytes and oneDNN in each mode.

@@ -8,6 +8,8 @@
 #include <oneapi/dnnl/dnnl.hpp>
 #include <oneapi/dnnl/dnnl_debug.h>
 #include <unordered_map>
+
+#include "onednn_dtype.h"
 #endif
 
 namespace tsr::bench {
@@ -19,15 +21,6 @@ namespace {
 using dnnl::algorithm;
 using dnnl::memory;
 using dnnl::prop_kind;
-
-memory::data_type data_type(DType dtype) {
-  switch (dtype) {
-    case DType::f32: return memory::data_type::f32;
-    case DType::bf16: return memory::data_type::bf16;
-    case DType::f16: return memory::data_type::f16;
-  }
-  return memory::data_type::undef;
-}
 
 // Every primitive kind shares execution: one stream, one argument map.
 class Primitive final : public OnednnMemoryBound {
@@ -64,7 +57,7 @@ bool eltwise_algorithm(Op op, algorithm& alg) {
 std::unique_ptr<OnednnMemoryBound> make_elementwise(Op op, DType dtype, int64_t count,
                                                     const std::vector<const void*>& in, void* out, std::string& why) {
   const dnnl::engine engine(dnnl::engine::kind::cpu, 0);
-  const memory::desc md({count}, data_type(dtype), memory::format_tag::a);
+  const memory::desc md({count}, onednn_data_type(dtype), memory::format_tag::a);
   auto src = [&](size_t i) { return memory(md, engine, const_cast<void*>(in[i])); };
   const memory dst(md, engine, out);
   if (op == Op::add) {
@@ -88,7 +81,7 @@ std::unique_ptr<OnednnMemoryBound> make_elementwise(Op op, DType dtype, int64_t 
 std::unique_ptr<OnednnMemoryBound> make_rowwise(RowOp op, DType dtype, int64_t rows, int64_t cols, double eps,
                                                 const void* in, void* out, std::string& why) {
   const dnnl::engine engine(dnnl::engine::kind::cpu, 0);
-  const memory::desc md({rows, cols}, data_type(dtype), memory::format_tag::ab);
+  const memory::desc md({rows, cols}, onednn_data_type(dtype), memory::format_tag::ab);
   const std::unordered_map<int, memory> args = {{DNNL_ARG_SRC, memory(md, engine, const_cast<void*>(in))},
                                                 {DNNL_ARG_DST, memory(md, engine, out)}};
   const prop_kind inference = prop_kind::forward_inference;

@@ -91,7 +91,7 @@ void report_ratio(const std::string& what, double ratio, const Goal& goal, const
 }
 
 void print_summary() {
-  std::printf("\nGoals (issue 11 item 5, issue 26), speed ratio = the named peer's time / our time:\n");
+  std::printf("\nGoals (issue 11 item 5, issues 26 and 27), speed ratio = the named peer's time / our time:\n");
   int met = 0;
   for (const Verdict& v : verdicts()) {
     const bool ok = v.ratio >= v.goal;

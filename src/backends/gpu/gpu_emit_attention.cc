@@ -9,6 +9,7 @@
 #include <string>
 
 #include "gpu/gpu_emit_families.h"
+#include "target/attention_text.h"
 
 namespace tsr::gpu {
 
@@ -20,19 +21,6 @@ constexpr int kRowsPerBlock = 64;   // BQ: query rows (threads) per block
 // (16 keys took 2.8x and 32 keys 8x the emulated time of 8 on the MQA decode
 // spec), and this plain-f32 kernel is the correctness path, not the fast one.
 constexpr int kKeysPerTile = 8;
-
-// Element offset of (b, s, h, 0) in a [B, S, H, X] or [B, H, S, X] tensor.
-std::string row_offset(AttentionLayout layout, const std::string& b, const std::string& s, const std::string& len,
-                       const std::string& h, const std::string& heads, const std::string& x) {
-  if (layout == AttentionLayout::bshd) return "((" + b + " * " + len + " + " + s + ") * " + heads + " + " + h + ") * " + x;
-  return "((" + b + " * " + heads + " + " + h + ") * " + len + " + " + s + ") * " + x;
-}
-
-std::string mask_description(const AttentionSpec& a) {
-  std::string s = a.causal ? "causal" : "no causal mask";
-  if (a.window) s += ", window left " + std::to_string(a.window->left) + " right " + std::to_string(a.window->right);
-  return s;
-}
 
 }  // namespace
 
@@ -49,7 +37,7 @@ EmittedKernel emit_attention(const KernelSpec& spec, const GpuDialect& dialect) 
   const int64_t head_blocks = (a.group() + per_block - 1) / per_block;
   std::string s = dialect.prelude;
   s += "// attention: " + std::string(attention_layout_name(a.layout)) + ", heads " + HQ + "/" + HKV + ", D " + D +
-       ", Dv " + DV + ", " + mask_description(a) + (a.softcap ? ", softcap" : "") + (a.alibi ? ", alibi" : "") +
+       ", Dv " + DV + ", " + attention_mask_description(a) + (a.softcap ? ", softcap" : "") + (a.alibi ? ", alibi" : "") +
        (a.lse ? ", lse" : "") + "\n";
   s += "enum { TSR_BQ = " + std::to_string(kRowsPerBlock) + ", TSR_BK = " + std::to_string(kKeysPerTile) + ", TSR_D = " +
        D + ", TSR_DV = " + DV + ", TSR_GROUP = " + std::to_string(a.group()) +
@@ -82,7 +70,7 @@ EmittedKernel emit_attention(const KernelSpec& spec, const GpuDialect& dialect) 
   }
   s += "  __shared__ float ks[TSR_BK][TSR_D];\n  __shared__ float vs[TSR_BK][TSR_DV];\n";
   s += "  float qr[TSR_D], acc[TSR_DV];\n";
-  s += "  const long long q_at = " + row_offset(a.layout, "b", "i", "sq", "h", HQ, "TSR_D") + ";\n";
+  s += "  const long long q_at = " + attention_row_offset(a.layout, "b", "i", "sq", "h", HQ, "TSR_D") + ";\n";
   s += "#pragma unroll\n  for (int d = 0; d < TSR_D; ++d) qr[d] = row ? tsr_ld(" + q + ", q_at + d) : 0.0f;\n";
   s += "#pragma unroll\n  for (int d = 0; d < TSR_DV; ++d) acc[d] = 0.0f;\n";
   s += "  float m = -__int_as_float(0x7f800000), l = 0.0f;\n";
@@ -92,11 +80,11 @@ EmittedKernel emit_attention(const KernelSpec& spec, const GpuDialect& dialect) 
   s += "    for (int e = threadIdx.x; e < TSR_BK * TSR_D; e += TSR_BQ) {\n";
   s += "      const long long j = t + e / TSR_D;\n";
   s += "      ks[e / TSR_D][e % TSR_D] = j < j_hi ? tsr_ld(" + k + ", " +
-       row_offset(a.layout, "b", "j", "skv", "hk", HKV, "TSR_D") + " + e % TSR_D) : 0.0f;\n    }\n";
+       attention_row_offset(a.layout, "b", "j", "skv", "hk", HKV, "TSR_D") + " + e % TSR_D) : 0.0f;\n    }\n";
   s += "    for (int e = threadIdx.x; e < TSR_BK * TSR_DV; e += TSR_BQ) {\n";
   s += "      const long long j = t + e / TSR_DV;\n";
   s += "      vs[e / TSR_DV][e % TSR_DV] = j < j_hi ? tsr_ld(" + v + ", " +
-       row_offset(a.layout, "b", "j", "skv", "hk", HKV, "TSR_DV") + " + e % TSR_DV) : 0.0f;\n    }\n";
+       attention_row_offset(a.layout, "b", "j", "skv", "hk", HKV, "TSR_DV") + " + e % TSR_DV) : 0.0f;\n    }\n";
   s += "    tsr_syncthreads();\n";
   s += "    if (!row) continue;\n";
   s += "    float sc[TSR_BK], tile_max = -__int_as_float(0x7f800000);\n";
@@ -127,7 +115,7 @@ EmittedKernel emit_attention(const KernelSpec& spec, const GpuDialect& dialect) 
   s += "  if (!row) return;\n";
   s += "  // A row without keys is defined as o = 0 and lse = -inf.\n";
   s += "  const float inv = l > 0.0f ? 1.0f / l : 0.0f;\n";
-  s += "  const long long o_at = " + row_offset(a.layout, "b", "i", "sq", "h", HQ, "TSR_DV") + ";\n";
+  s += "  const long long o_at = " + attention_row_offset(a.layout, "b", "i", "sq", "h", HQ, "TSR_DV") + ";\n";
   s += "#pragma unroll\n  for (int d = 0; d < TSR_DV; ++d) tsr_st(" + o + ", o_at + d, acc[d] * inv);\n";
   if (a.lse)
     s += "  tsr_stg(" + buffer_param("lse") + ", (b * " + HQ +

@@ -10,6 +10,7 @@
 // Every order is fixed: results do not depend on the worker count.
 #include <sstream>
 
+#include "target/attention_text.h"
 #include "x86/x86_internal.h"
 
 namespace tsr::x86 {
@@ -30,13 +31,6 @@ struct Blocking {
 Blocking blocking_for(const Tier& tier) {
   if (tier.vector_registers >= 32) return {12, 2, 4, 4};   // 24 + 2 and 16 + 4 registers
   return {6, 2, 4, 2};                                     // 12 + 2 and 8 + 2 registers
-}
-
-// Element offset of (b, s, h, 0) in a [B, S, H, X] or [B, H, S, X] tensor.
-std::string row_offset(AttentionLayout layout, const std::string& b, const std::string& s, const std::string& len,
-                       const std::string& h, const std::string& heads, const std::string& x) {
-  if (layout == AttentionLayout::bshd) return "((" + b + " * " + len + " + " + s + ") * " + heads + " + " + h + ") * " + x;
-  return "((" + b + " * " + heads + " + " + h + ") * " + len + " + " + s + ") * " + x;
 }
 
 // s[j0 .. j0 + RJ)[c0 .. c0 + QC vectors) = Σ_d k[j][d] · qt[d][lanes], unrolled.
@@ -146,12 +140,6 @@ static tsr_plan tsr_make_plan(int64_t batch, int64_t sq, int64_t skv) {
 
 )";
 
-std::string mask_description(const AttentionSpec& a) {
-  std::string s = a.causal ? "causal" : "no causal mask";
-  if (a.window) s += ", window left " + std::to_string(a.window->left) + " right " + std::to_string(a.window->right);
-  return s;
-}
-
 }  // namespace
 
 std::string emit_attention(const KernelSpec& spec, const Tier& tier, const EmitChoice& choice) {
@@ -163,7 +151,7 @@ std::string emit_attention(const KernelSpec& spec, const Tier& tier, const EmitC
   std::ostringstream desc;
   desc << "attention (" << attention_layout_name(a.layout) << ") with batch = " << a.batch.str()
        << ", heads = " << HQ << "/" << HKV << ", q_len = " << a.q_len.str() << ", kv_len = " << a.kv_len.str()
-       << ", head_dim = " << a.head_dim.value << "/" << a.v_head_dim.value << ", " << mask_description(a)
+       << ", head_dim = " << a.head_dim.value << "/" << a.v_head_dim.value << ", " << attention_mask_description(a)
        << ", scale = " << float_literal(a.scale) << (a.softcap ? ", softcap = " + float_literal(*a.softcap) : "")
        << (a.alibi ? ", alibi" : "") << (a.lse ? ", lse" : "");
   std::ostringstream os;
@@ -222,7 +210,7 @@ std::string emit_attention(const KernelSpec& spec, const Tier& tier, const EmitC
      << "  for (int d = 0; d < TSR_D; ++d)\n"
      << "    for (int r = 0; r < TSR_BQ; ++r) w->qt[d][r] = 0.0f;\n"
      << "  for (int r = 0; r < rows; ++r) {\n"
-     << "    const tsr_storage* restrict qr = l->q + " << row_offset(a.layout, "b", "w->row_i[r]", "sq", "w->row_h[r]", "TSR_HQ", "TSR_D")
+     << "    const tsr_storage* restrict qr = l->q + " << attention_row_offset(a.layout, "b", "w->row_i[r]", "sq", "w->row_h[r]", "TSR_HQ", "TSR_D")
      << ";\n"
      << "    for (int d = 0; d < TSR_D; ++d) w->qt[d][r] = tsr_load(qr, d);\n"
      << "    if (rows <= TSR_DOT_ROWS) tsr_load_span(w->qd[r], qr, TSR_D);\n  }\n"
@@ -235,9 +223,9 @@ std::string emit_attention(const KernelSpec& spec, const Tier& tier, const EmitC
      << "    const int nk = j_hi - t < TSR_BK ? (int)(j_hi - t) : TSR_BK;\n"
      << "    for (int j = 0; j < TSR_BK; ++j) {\n"
      << "      if (j < nk) {\n"
-     << "        tsr_load_span(w->k[j], l->k + " << row_offset(a.layout, "b", "(t + j)", "skv", "hk", "TSR_HKV", "TSR_D")
+     << "        tsr_load_span(w->k[j], l->k + " << attention_row_offset(a.layout, "b", "(t + j)", "skv", "hk", "TSR_HKV", "TSR_D")
      << ", TSR_D);\n"
-     << "        tsr_load_span(w->v[j], l->v + " << row_offset(a.layout, "b", "(t + j)", "skv", "hk", "TSR_HKV", "TSR_DV")
+     << "        tsr_load_span(w->v[j], l->v + " << attention_row_offset(a.layout, "b", "(t + j)", "skv", "hk", "TSR_HKV", "TSR_DV")
      << ", TSR_DV);\n"
      << "        for (int c = TSR_DV; c < TSR_DVP; ++c) w->v[j][c] = 0.0f;\n"
      << "      } else {\n"
@@ -312,7 +300,7 @@ std::string emit_attention(const KernelSpec& spec, const Tier& tier, const EmitC
      << "  for (int r = 0; r < rows; ++r) {\n"
      << "    const float sum = w->l[r], inv = sum > 0.0f ? 1.0f / sum : 0.0f;\n"
      << "    for (int c = 0; c < TSR_DV; ++c) w->o[r][c] *= inv;\n"
-     << "    tsr_store_span(l->o + " << row_offset(a.layout, "b", "w->row_i[r]", "sq", "w->row_h[r]", "TSR_HQ", "TSR_DV")
+     << "    tsr_store_span(l->o + " << attention_row_offset(a.layout, "b", "w->row_i[r]", "sq", "w->row_h[r]", "TSR_HQ", "TSR_DV")
      << ", w->o[r], TSR_DV);\n";
   if (a.lse)
     os << "    l->lse[(b * TSR_HQ + w->row_h[r]) * sq + w->row_i[r]] = sum > 0.0f ? w->m[r] + tsr_vlog((tsr_vec)sum)[0] : -INFINITY;\n";
@@ -356,7 +344,7 @@ std::string emit_attention(const KernelSpec& spec, const Tier& tier, const EmitC
      << "    }\n"
      << "    const float inv = sum > 0.0f ? 1.0f / sum : 0.0f;\n"
      << "    for (int d = 0; d < TSR_DV; ++d) row[d] *= inv;\n"
-     << "    tsr_store_span(l->o + " << row_offset(a.layout, "k.b", "i", "l->sq", "h", "TSR_HQ", "TSR_DV") << ", row, TSR_DV);\n";
+     << "    tsr_store_span(l->o + " << attention_row_offset(a.layout, "k.b", "i", "l->sq", "h", "TSR_HQ", "TSR_DV") << ", row, TSR_DV);\n";
   if (a.lse) os << "    l->lse[(k.b * TSR_HQ + h) * l->sq + i] = sum > 0.0f ? mx + tsr_vlog((tsr_vec)sum)[0] : -INFINITY;\n";
   os << "  }\n}\n\n"
      << emit_entry_head(spec, choice.entry_suffix)

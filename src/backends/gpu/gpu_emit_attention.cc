@@ -77,14 +77,15 @@ EmittedKernel emit_attention(const KernelSpec& spec, const GpuDialect& dialect) 
   if (a.alibi) s += "  const float slope = tsr_ldg(" + buffer_param("alibi_slopes") + ", h);\n";
   s += "  for (long long t = j_lo; t < j_hi; t += TSR_BK) {\n";
   s += "    tsr_syncthreads();   // the previous tile is read by every thread\n";
-  s += "    for (int e = threadIdx.x; e < TSR_BK * TSR_D; e += TSR_BQ) {\n";
-  s += "      const long long j = t + e / TSR_D;\n";
-  s += "      ks[e / TSR_D][e % TSR_D] = j < j_hi ? tsr_ld(" + k + ", " +
-       attention_row_offset(a.layout, "b", "j", "skv", "hk", HKV, "TSR_D") + " + e % TSR_D) : 0.0f;\n    }\n";
-  s += "    for (int e = threadIdx.x; e < TSR_BK * TSR_DV; e += TSR_BQ) {\n";
-  s += "      const long long j = t + e / TSR_DV;\n";
-  s += "      vs[e / TSR_DV][e % TSR_DV] = j < j_hi ? tsr_ld(" + v + ", " +
-       attention_row_offset(a.layout, "b", "j", "skv", "hk", HKV, "TSR_DV") + " + e % TSR_DV) : 0.0f;\n    }\n";
+  // One tile of `tile` (ks or vs, rows of `width`) from `src`, loaded by the whole block; keys past j_hi are 0.
+  auto load_tile = [&](const std::string& tile, const std::string& src, const std::string& width) {
+    s += "    for (int e = threadIdx.x; e < TSR_BK * " + width + "; e += TSR_BQ) {\n";
+    s += "      const long long j = t + e / " + width + ";\n";
+    s += "      " + tile + "[e / " + width + "][e % " + width + "] = j < j_hi ? tsr_ld(" + src + ", " +
+         attention_row_offset(a.layout, "b", "j", "skv", "hk", HKV, width) + " + e % " + width + ") : 0.0f;\n    }\n";
+  };
+  load_tile("ks", k, "TSR_D");
+  load_tile("vs", v, "TSR_DV");
   s += "    tsr_syncthreads();\n";
   s += "    if (!row) continue;\n";
   s += "    float sc[TSR_BK], tile_max = -__int_as_float(0x7f800000);\n";

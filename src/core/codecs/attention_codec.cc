@@ -149,36 +149,41 @@ class AttentionCodec final : public FamilyCodec {
     body.window = win;
   }
 
-  static void decode_scale(const MapReader& m, AttentionSpec& body) {
-    const DocNode* scale = m.require("scale");
-    if (!scale) return;
-    if (scale->is_scalar() && scale->text == "default") {
-      body.scale_default = true;
-      // The f32 the kernels multiply by (head_dim is static; 1 if it failed to decode).
-      const double d = body.head_dim.is_static() && body.head_dim.value > 0 ? static_cast<double>(body.head_dim.value) : 1.0;
-      body.scale = static_cast<float>(1.0 / std::sqrt(d));
-      return;
+  // `key`: the word `keyword` (*keyword_given) or a constant positive in f32;
+  // nullopt for the word or after an error. `allowed` ends the error message.
+  static std::optional<double> keyword_or_positive(const MapReader& m, const std::string& key,
+                                                   const std::string& keyword, const std::string& allowed,
+                                                   bool* keyword_given) {
+    *keyword_given = false;
+    const DocNode* node = m.require(key);
+    if (!node) return std::nullopt;
+    if (node->is_scalar() && node->text == keyword) {
+      *keyword_given = true;
+      return std::nullopt;
     }
-    std::optional<double> v = decode_f32_constant(m, "scale", true);
-    if (!v) return;
+    std::optional<double> v = decode_f32_constant(m, key, true);
+    if (!v) return std::nullopt;
     if (!(*v > 0.0) || static_cast<float>(*v) == 0.0f) {
-      m.error(scale, "'scale' is " + scale->text + "; it must be 'default' (1/sqrt(head_dim)) or positive in f32");
-      return;
+      m.error(node, "'" + key + "' is " + node->text + "; it must be " + allowed);
+      return std::nullopt;
     }
-    body.scale = static_cast<float>(*v);
+    return static_cast<float>(*v);
+  }
+
+  static void decode_scale(const MapReader& m, AttentionSpec& body) {
+    std::optional<double> v = keyword_or_positive(m, "scale", "default", "'default' (1/sqrt(head_dim)) or positive in f32",
+                                                  &body.scale_default);
+    if (v) body.scale = *v;
+    if (!body.scale_default) return;
+    // The f32 the kernels multiply by (head_dim is static; 1 if it failed to decode).
+    const double d = body.head_dim.is_static() && body.head_dim.value > 0 ? static_cast<double>(body.head_dim.value) : 1.0;
+    body.scale = static_cast<float>(1.0 / std::sqrt(d));
   }
 
   static void decode_softcap(const MapReader& m, AttentionSpec& body) {
-    const DocNode* cap = m.require("softcap");
-    if (!cap) return;
-    if (cap->is_scalar() && cap->text == "none") return;
-    std::optional<double> v = decode_f32_constant(m, "softcap", true);
-    if (!v) return;
-    if (!(*v > 0.0) || static_cast<float>(*v) == 0.0f) {
-      m.error(cap, "'softcap' is " + cap->text + "; it must be 'none' or positive in f32 (logits -> c·tanh(logits/c))");
-      return;
-    }
-    body.softcap = static_cast<float>(*v);
+    bool none = false;
+    body.softcap = keyword_or_positive(m, "softcap", "none",
+                                       "'none' or positive in f32 (logits -> c·tanh(logits/c))", &none);
   }
 };
 
